@@ -1,0 +1,86 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Settings every target shares (one list, applied in a loop as swift-log does).
+let sharedSwiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Canopy",
+    products: [
+        .executable(name: "canopy", targets: ["canopy"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    ],
+    targets: [
+        // MARK: - leaves: C shims
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "COpenSSL", pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]),
+
+        // MARK: - base
+        .target(name: "Primitives"),
+        .target(name: "Transport", dependencies: ["Primitives"]),
+        .target(name: "HTTP1", dependencies: ["Primitives"]),
+        .target(name: "DataModel", dependencies: ["Primitives"]),
+
+        // MARK: - protocol
+        .target(name: "WebSocket", dependencies: ["HTTP1", "Primitives"]),
+        .target(name: "WebSocketDeflate", dependencies: ["WebSocket", "CZlib", "Primitives"]),
+        .target(name: "TLS", dependencies: ["COpenSSL", "Primitives"]),
+
+        // MARK: - data
+        .target(name: "Store", dependencies: ["DataModel", "Primitives"]),
+
+        // MARK: - compose
+        .target(
+            name: "HTTPServer",
+            dependencies: [
+                "Primitives", "Transport", "TLS", "HTTP1", "WebSocket", "WebSocketDeflate",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        // MARK: - executables
+        .executableTarget(
+            name: "canopy",
+            dependencies: [
+                "HTTPServer", "Store", "DataModel", "Transport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        // MARK: - tests
+        .target(name: "TestSupport", dependencies: ["Primitives"], path: "Tests/TestSupport"),
+        .testTarget(name: "PrimitivesTests", dependencies: ["Primitives", "TestSupport"]),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "TestSupport"]),
+        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "WebSocketDeflate", "HTTP1", "TestSupport"]),
+        .testTarget(name: "TLSTests", dependencies: ["TLS", "TestSupport"]),
+        .testTarget(
+            name: "DataModelTests",
+            dependencies: [
+                "DataModel", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
+        .testTarget(
+            name: "StoreTests",
+            dependencies: [
+                "Store", "DataModel", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
+        .testTarget(
+            name: "ServerIntegrationTests",
+            dependencies: ["HTTPServer", "Transport", "TLS", "HTTP1", "WebSocket", "WebSocketDeflate", "TestSupport"]),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + sharedSwiftSettings
+}

@@ -1,0 +1,8 @@
+import ArgumentParser
+
+/// The `canopy` command: a self-hosted realtime database gateway.
+@main
+struct Canopy: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A self-hosted realtime database gateway speaking the Firebase protocols.")
+}
