@@ -114,7 +114,8 @@ public struct RawResponse {
     /// Body as UTF-8 text.
     public var text: String { String(decoding: body, as: UTF8.self) }
 
-    static func parse(_ buffer: inout [UInt8]) -> RawResponse? {
+    /// Parses one response from the front of `buffer`, removing its bytes; `nil` if incomplete.
+    public static func parse(_ buffer: inout [UInt8]) -> RawResponse? {
         let separator: [UInt8] = [13, 10, 13, 10]
         guard let headEnd = buffer.firstRange(of: separator) else { return nil }
         let head = String(decoding: buffer[..<headEnd.lowerBound], as: UTF8.self)
