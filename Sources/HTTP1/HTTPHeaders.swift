@@ -51,7 +51,7 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable, ExpressibleByDictionar
     /// For example `Connection: keep-alive, Upgrade` contains the token `upgrade` in `connection`. Elements are
     /// trimmed of optional whitespace and empty elements are skipped (RFC 9110 §5.6.1).
     public func containsToken(_ token: String, in name: String) -> Bool {
-        listElements(for: name).contains { ASCII.equalIgnoringCase($0, token.utf8) }
+        listElements(for: name).contains { !$0.isEmpty && ASCII.equalIgnoringCase($0, token.utf8) }
     }
 
     /// Appends a field, keeping any existing fields with the same name.

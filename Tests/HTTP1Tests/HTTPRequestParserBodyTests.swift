@@ -156,13 +156,13 @@ struct HTTPRequestParserBodyTests {
     // MARK: - 100-continue
 
     @Test("Expect: 100-continue yields the head first, then the request once the body arrives")
-    func expectContinue() throws {
+    func expectContinue() {
         let head = "PUT /a.json HTTP/1.1\r\nHost: h\r\nExpect: 100-Continue\r\nContent-Length: 4\r\n\r\n"
         var parser = HTTPRequestParser()
         parser.feed(bytes(head))
-        let expected = try #require(parser.next())
-        guard case .expectContinue(let expectedHead) = expected else {
-            Issue.record("expected .expectContinue, got \(expected)")
+        let event = parser.next()
+        guard case .expectContinue(let expectedHead)? = event else {
+            Issue.record("expected .expectContinue, got \(String(describing: event))")
             return
         }
         #expect(expectedHead.path == "/a.json")
