@@ -291,7 +291,8 @@ public final class Connection: @unchecked Sendable {
     }
 
     /// Asks the handler to say goodbye; used by graceful shutdown.
-    func shutDown() {
+    public func shutDown() {
+        loop.assertInLoop()
         guard !isClosed else { return }
         if let handler { handler.connectionShouldShutDown(self) } else { close(reason: .shutdown) }
     }

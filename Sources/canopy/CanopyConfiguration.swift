@@ -68,7 +68,7 @@ struct ConfigurationError: Error, CustomStringConvertible {
 /// Builds a ``CanopyConfiguration`` from defaults, an optional file and the environment.
 enum ConfigurationLoader {
     /// The built-in defaults; `Config/canopy.json` mirrors them for operators to edit.
-    static let defaults: [String: Any] = [
+    static var defaults: [String: Any] { [
         "server": [
             "host": "127.0.0.1", "port": 9000, "eventLoops": 0, "maxConnections": 50000,
             "idleTimeoutSeconds": 120, "handshakeTimeoutSeconds": 10, "shutdownDeadlineSeconds": 10,
@@ -81,7 +81,7 @@ enum ConfigurationLoader {
         "data": ["directory": "data"],
         "rules": ["path": "Config/database.rules.json"],
         "log": ["format": "text", "level": "info"],
-    ]
+    ] }
 
     /// Loads the configuration.
     /// - Parameters:

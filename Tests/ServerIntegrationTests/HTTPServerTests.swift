@@ -1,5 +1,7 @@
+import HTTP1
 import HTTPServer
 import TestSupport
+import Transport
 import Testing
 
 @Suite("HTTP/1.1 over real sockets", .serialized)

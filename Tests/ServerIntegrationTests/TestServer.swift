@@ -4,7 +4,7 @@ import Logging
 import Transport
 
 /// Starts the real server in-process on an ephemeral port for one test and stops it afterwards.
-final class TestServer {
+final class TestServer: @unchecked Sendable {  // immutable after init; the server is thread-safe to stop
     let server: HTTPServer
     let port: UInt16
     let tlsPort: UInt16?

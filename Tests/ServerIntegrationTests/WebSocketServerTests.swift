@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import TLS
 import TestSupport
+import Transport
 import Testing
 import WebSocket
 
@@ -72,15 +73,28 @@ struct WebSocketServerTests {
         defer { server.stop() }
         let slow = try TestWebSocketClient(port: server.port, path: "/broadcast")
         let fast = try TestWebSocketClient(port: server.port, path: "/broadcast")
-        let payload = [UInt8](repeating: 7, count: 16 * 1024)
-        let messages = 1000  // 16 MB per subscriber: far past the slow reader's socket buffers and hard limit
-        for index in 0..<messages {
-            try fast.send(binary: payload + [UInt8(index % 256)])
+        let payload = [UInt8](repeating: 7, count: 64 * 1024)
+        // Keep publishing until the server gives up on the slow reader (its socket buffers and the
+        // 1 MiB hard limit fill up); the fast reader must get every message, in order, meanwhile.
+        var sent = 0
+        while server.server.metrics.slowConsumers.load == 0 && sent < 2000 {
+            try fast.send(binary: payload + [UInt8(sent % 256)])
             let echoed = try fast.nextMessage()
-            #expect(echoed.payload.last == UInt8(index % 256))
+            #expect(echoed.payload.count == payload.count + 1)
+            #expect(echoed.payload.last == UInt8(sent % 256))
+            sent += 1
         }
         #expect(server.server.metrics.slowConsumers.load == 1)
-        #expect(server.server.metrics.closedByReason["slow_consumer"]?.load == 1)
+        for index in 0..<20 {  // the fast reader keeps receiving after the cut-off
+            try fast.send(binary: [UInt8(index)])
+            #expect(try fast.nextMessage() == .binary([UInt8(index)]))
+        }
+        var closedBySlowConsumer: UInt64 = 0
+        for _ in 0..<100 where closedBySlowConsumer == 0 {
+            closedBySlowConsumer = server.server.metrics.closedByReason["slow_consumer"]?.load ?? 0
+            usleep(20_000)
+        }
+        #expect(closedBySlowConsumer == 1)
         _ = slow  // never read until now: the server must have closed it
     }
 
