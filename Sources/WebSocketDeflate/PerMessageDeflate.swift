@@ -87,13 +87,13 @@ public enum PerMessageDeflate {
     // MARK: - Fan-out
 
     /// Compresses one message without any history, returning the frame payload (with RSV1 to be set on the frame),
-    /// or `nil` if zlib fails.
+    /// or `nil` to send it uncompressed: below the threshold, not smaller when compressed, or zlib failed.
     ///
     /// With `server_no_context_takeover` in effect (``PerMessageDeflateCodec/sharedCompressionWindowBits`` is not
     /// `nil`), a message compresses to the same bytes for every connection with the same window, so a broadcast is
     /// compressed once and framed once (``WebSocket/WebSocketFrameEncoder/encodeChunk(opcode:payload:fin:rsv1:)``
-    /// with `rsv1: true`) for all of them. To avoid setting up zlib per message, keep a
-    /// ``PerMessageDeflateSharedCompressor`` per queue instead.
+    /// with `rsv1: true`) for all of them. This convenience sets up a zlib stream per call; a queue that broadcasts
+    /// often can keep a ``PerMessageDeflateSharedCompressor`` instead.
     public static func compressOnce(
         _ payload: UnsafeRawBufferPointer, windowBits: Int = 15, configuration: PerMessageDeflateConfiguration = .init()
     ) -> [UInt8]? {

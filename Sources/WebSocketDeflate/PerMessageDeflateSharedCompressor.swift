@@ -3,7 +3,9 @@
 /// Without context takeover a message's compressed form depends only on its bytes, the window size and the zlib
 /// settings, never on the receiving connection, so a server compresses each broadcast once per window size and
 /// sends the same frame to every connection whose ``PerMessageDeflateCodec/sharedCompressionWindowBits`` matches.
-/// The stream is reset between messages rather than re-created, which saves zlib's set-up allocations.
+/// The stream is reset between messages rather than re-created. That saves zlib's set-up allocations but little
+/// time (an ad-hoc measurement here found both at roughly 100,000 compressions per second of 1.5 KB JSON); the real
+/// saving of fan-out is compressing once instead of once per receiver.
 ///
 /// Not thread-safe: keep one per queue (for example one per store shard).
 public final class PerMessageDeflateSharedCompressor {

@@ -81,6 +81,16 @@ import WebSocket
         #expect(feed(&machine, [clientFrame(.text, text: "late")]).isEmpty)
     }
 
+    @Test("closing in the middle of a frame discards the rest of that frame")
+    func closeMidFrame() {
+        var machine = serverMachine()
+        let frame = clientFrame(.text, [0x61, 0x62] + [0xFF, 0xFF])  // the invalid tail would fail an open connection
+        #expect(feed(&machine, [Array(frame.prefix(8))]).isEmpty)
+        _ = machine.close(code: .goingAway)
+        let outcomes = feed(&machine, [Array(frame.dropFirst(8)) + clientFrame(.close)])
+        #expect(outcomes == [.closeConnection(.handshakeCompleted(peerCode: nil, peerReason: "", initiatedLocally: true))])
+    }
+
     @Test("a protocol error while closing closes the connection without a second close frame")
     func errorWhileClosing() {
         var machine = serverMachine()
