@@ -15,6 +15,7 @@
 #   --rounds N           rounds per server and workload (default 3; the table shows medians)
 #   --quick              shorter runs (echo 2 s, fewer broadcast messages) to check the harness
 #   --skip-build         use the existing release builds of ws-load and nio-broadcast
+#   --window W           broadcast sender's in-flight window (default 32; 1 = one message at a time)
 #   --only LIST          comma-separated workloads to run: echo,broadcast1k,broadcast10k,idle (default: all)
 #   --out DIR            where logs and raw results go (default: a new directory under /tmp)
 # Environment:
@@ -30,11 +31,12 @@ quick=0
 skip_build=0
 only="echo,broadcast1k,broadcast10k,idle"
 out=""
+window=32
 canopy_bin=""
 canopy_extra=()
 build_lock=${BUILD_LOCK:-/tmp/canopy-swift-build.lock}
 
-usage() { sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -42,6 +44,7 @@ while [[ $# -gt 0 ]]; do
         --quick) quick=1; shift ;;
         --skip-build) skip_build=1; shift ;;
         --only) only=$2; shift 2 ;;
+        --window) window=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         --) shift; canopy_extra=("$@"); break ;;
@@ -65,7 +68,6 @@ results="$out/results.txt"
 echo_seconds=5
 messages_1k=3000
 messages_10k=300
-window=32
 idle_connections=10000
 if [[ $quick == 1 ]]; then
     echo_seconds=2
@@ -260,7 +262,7 @@ human() {
     if [[ $value == FAIL || $value == - ]]; then echo "$value"; return; fi
     case "$kind" in
         rate) awk -v v="$value" 'BEGIN { if (v >= 1e6) printf "%.2f M/s", v / 1e6; else printf "%.1f k/s", v / 1e3 }' ;;
-        bytes) awk -v v="$value" 'BEGIN { printf "%\047d B", v }' ;;
+        bytes) awk -v v="$value" 'BEGIN { s = sprintf("%d", v); while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9]($|,)/, ",&", s); print s " B" }' ;;
     esac
 }
 
@@ -281,7 +283,7 @@ label() {
         echo) echo "echo, 100 connections (round trips/s)" ;;
         broadcast1k) echo "broadcast, 1,000 connections (deliveries/s)" ;;
         broadcast10k) echo "broadcast, 10,000 connections (deliveries/s)" ;;
-        idle) echo "user-space RSS per idle connection, $idle_connections open" ;;
+        idle) echo "user-space RSS per idle connection, 10,000 open" ;;
     esac
 }
 
