@@ -152,8 +152,8 @@ rss_bytes() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status"; }
 # json_field LINE KEY: a number (or true/false) from ws-load's JSON line.
 json_field() { grep -o "\"$2\":[^,}]*" <<< "$1" | head -1 | cut -d: -f2; }
 
-# record SERVER WORKLOAD ROUND VALUE [EXTRA]
-record() { echo "$1 $2 $3 $4 ${5:-}" >> "$results"; }
+# record SERVER WORKLOAD ROUND VALUE [KEY=VALUE ...]
+record() { echo "$*" >> "$results"; }
 
 # ---------------------------------------------------------------------------------------------- workloads
 # run_client LOG ARGS...: runs ws-load against the current server, prints its JSON line (empty on failure).
@@ -172,10 +172,11 @@ run_client() {
 measure_echo() {
     local server=$1 round=$2 log="$out/$1-echo-$2.log"
     local json
-    json=$(run_client "$log" echo --connections 100 --duration "$echo_seconds")
-    if [[ -n $json ]]; then
+    json=$(run_client "$log" echo --connections 100 --duration "$echo_seconds" --server-pid "$server_pid")
+    if [[ -n $json && $(json_field "$json" ok) == true ]]; then
         record "$server" echo "$round" "$(json_field "$json" round_trips_per_s)" \
-            "p50=$(json_field "$json" p50_us) p99=$(json_field "$json" p99_us)"
+            "p50=$(json_field "$json" p50_us) p99=$(json_field "$json" p99_us)" \
+            "cpu=$(json_field "$json" server_cpu_ns_per_round_trip)"
     else
         record "$server" echo "$round" FAIL
     fi
@@ -184,9 +185,11 @@ measure_echo() {
 measure_broadcast() {
     local server=$1 round=$2 connections=$3 messages=$4 name=$5 log="$out/$1-$5-$2.log"
     local json
-    json=$(run_client "$log" broadcast --connections "$connections" --messages "$messages" --window "$window")
+    json=$(run_client "$log" broadcast --connections "$connections" --messages "$messages" --window "$window" \
+        --server-pid "$server_pid")
     if [[ -n $json && $(json_field "$json" ok) == true ]]; then
-        record "$server" "$name" "$round" "$(json_field "$json" deliveries_per_s)"
+        record "$server" "$name" "$round" "$(json_field "$json" deliveries_per_s)" \
+            "cpu=$(json_field "$json" server_cpu_ns_per_delivery)"
     else
         record "$server" "$name" "$round" FAIL
     fi
@@ -272,10 +275,26 @@ ratio() {
     awk -v a="$a" -v b="$b" 'BEGIN { if (b == 0) print "-"; else printf "%.2f×", a / b }'
 }
 
-latency() {
-    awk -v s="$1" '$1 == s && $2 == "echo" && $4 != "FAIL" { print $5, $6 }' "$results" | tr ' ' '\n' \
-        | awk -F= -v key="$2" '$1 == key { print $2 }' | sort -g \
-        | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print v[int((NR + 1) / 2)] " µs" }'
+# extra SERVER WORKLOAD KEY: the median of a KEY=VALUE field over the rounds that did not fail, or -.
+extra() {
+    awk -v s="$1" -v w="$2" '$1 == s && $2 == w && $4 != "FAIL" { for (i = 5; i <= NF; i++) print $i }' "$results" \
+        | awk -F= -v key="$3" '$1 == key && $2 != "" { print $2 }' | sort -g \
+        | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# unit VALUE SCALE SUFFIX: VALUE divided by SCALE, rounded, with SUFFIX; "-" stays "-".
+unit() {
+    if [[ $1 == - ]]; then echo -; return; fi
+    awk -v v="$1" -v d="$2" -v u="$3" 'BEGIN { x = v / d; printf (x >= 100 ? "%.0f %s" : "%.2g %s"), x, u }'
+}
+
+# row LABEL CANOPY NIO: one table row, with the ratio when Canopy was measured.
+row() {
+    if [[ -n $canopy_bin ]]; then
+        echo "| $1 | $2 | $3 | ${4:-} |"
+    else
+        echo "| $1 | $3 |"
+    fi
 }
 
 label() {
@@ -292,6 +311,8 @@ echo "Transport benchmark, $(date -u +%Y-%m-%d), $(nproc) cores, $(uname -r), $(
 echo "Client and server on loopback sharing the cores; $rounds alternating rounds, medians; raw results in $results."
 echo "Broadcast: one sender, 64-byte text messages, window $window, $messages_1k / $messages_10k messages."
 echo
+echo "Server CPU is user + system time of the server process over the workload only (not connecting); lower is better."
+echo
 if [[ -n $canopy_bin ]]; then
     echo "| workload | Canopy | SwiftNIO | Canopy / NIO |"
     echo "|---|---|---|---|"
@@ -302,21 +323,25 @@ fi
 for workload in "${workloads[@]}"; do
     kind=rate; [[ $workload == idle ]] && kind=bytes
     nio=$(median nio "$workload")
-    if [[ -n $canopy_bin ]]; then
-        canopy=$(median canopy "$workload")
-        echo "| $(label "$workload") | $(human "$canopy" $kind) | $(human "$nio" $kind) | $(ratio "$canopy" "$nio") |"
-    else
-        echo "| $(label "$workload") | $(human "$nio" $kind) |"
-    fi
-    if [[ $workload == echo ]]; then
-        for key in p50 p99; do
-            if [[ -n $canopy_bin ]]; then
-                echo "| echo latency $key | $(latency canopy $key) | $(latency nio $key) | |"
-            else
-                echo "| echo latency $key | $(latency nio $key) |"
-            fi
-        done
-    fi
+    canopy=$(median canopy "$workload")
+    row "$(label "$workload")" "$(human "$canopy" $kind)" "$(human "$nio" $kind)" "$(ratio "$canopy" "$nio")"
+done
+for workload in "${workloads[@]}"; do
+    case "$workload" in
+        echo)
+            for key in p50 p99; do
+                row "echo latency $key" "$(unit "$(extra canopy echo $key)" 1 µs)" "$(unit "$(extra nio echo $key)" 1 µs)"
+            done
+            canopy=$(extra canopy echo cpu); nio=$(extra nio echo cpu)
+            row "server CPU per echo round trip" "$(unit "$canopy" 1000 µs)" "$(unit "$nio" 1000 µs)" "$(ratio "$canopy" "$nio")"
+            ;;
+        broadcast1k|broadcast10k)
+            canopy=$(extra canopy "$workload" cpu); nio=$(extra nio "$workload" cpu)
+            size=1,000; [[ $workload == broadcast10k ]] && size=10,000
+            row "server CPU per delivery, $size connections" "$(unit "$canopy" 1 ns)" \
+                "$(unit "$nio" 1 ns)" "$(ratio "$canopy" "$nio")"
+            ;;
+    esac
 done
 if grep -q FAIL "$results"; then
     echo

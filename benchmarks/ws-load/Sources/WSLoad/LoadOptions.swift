@@ -15,9 +15,11 @@ struct LoadOptions: Sendable {
                ws-load broadcast --port N [--connections 1000] [--messages 1000] [--payload 64] [--senders 1] [--window 32]
                ws-load idle      --port N [--connections 10000] [--hold 10]
         common: [--host 127.0.0.1] [--path P] [--threads 1] [--connect-window 256] [--timeout 120] [--stall 10] [--binary]
+                [--server-pid PID]
         --messages is the total over all senders; every connection should receive each of them once.
         --window bounds each sender's messages in flight (sent but not yet received back on its own connection).
         --path defaults to /echo for echo and idle, /broadcast for broadcast.
+        --server-pid: also report the server's CPU time during the workload (from /proc/PID/stat).
         """
 
     /// A command-line error.
@@ -48,6 +50,8 @@ struct LoadOptions: Sendable {
     var stall = 10.0
     /// Send binary frames instead of text (the payload is ASCII either way).
     var binary = false
+    /// The server's process, whose CPU time over the workload is reported when given.
+    var serverPID: Int?
 
     init(arguments: [String]) throws {
         var remaining = arguments[...]
@@ -86,6 +90,7 @@ struct LoadOptions: Sendable {
             case "--timeout": timeout = try Self.seconds(after: flag, in: &remaining)
             case "--stall": stall = try Self.seconds(after: flag, in: &remaining)
             case "--binary": binary = true
+            case "--server-pid": serverPID = try Self.integer(after: flag, in: &remaining, range: 1...Int(Int32.max))
             default: throw UsageError(description: "unknown argument \(flag)")
             }
         }

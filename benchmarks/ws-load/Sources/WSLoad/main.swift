@@ -52,23 +52,41 @@ summary.add("connect_s", connectSeconds)
 
 var ok = failedConnects == 0
 var echoSeconds = 0.0
+var serverCPUAtStart: Double?
+var clientCPUAtStart = 0.0
+/// CPU seconds the server and this client spent on the workload (not on connecting).
+var serverCPU: Double?
+var clientCPU: Double?
+
+/// Reads both processes' CPU time at the end of the workload.
+@MainActor
+func measureCPU() {
+    if let pid = options.serverPID, let start = serverCPUAtStart, let end = processCPUSeconds(pid: pid) {
+        serverCPU = end - start
+    }
+    clientCPU = ownCPUSeconds() - clientCPUAtStart
+}
 if !ok {
     complain("ws-load: \(failedConnects) of \(options.connections) connections failed to open")
     coordinator.stop()
 } else {
     say("connected \(options.connections) connections in \(format(connectSeconds)) s")
+    serverCPUAtStart = options.serverPID.flatMap { processCPUSeconds(pid: $0) }
+    clientCPUAtStart = ownCPUSeconds()
     switch options.mode {
     case .echo:
         let start = coordinator.start()
         sleepSeconds(options.duration)
         echoSeconds = secondsBetween(start, monotonicNanoseconds())
         coordinator.stop()
+        measureCPU()
         summary.add("duration_s", echoSeconds)
     case .broadcast:
         _ = coordinator.start()
         while coordinator.finishedWorkers.load(ordering: .relaxed) < options.threads {
             sleepSeconds(0.001)
         }
+        measureCPU()
         coordinator.stop()
     case .idle:
         _ = coordinator.start()
@@ -112,6 +130,7 @@ if ok {
         summary.add("round_trips_per_s", rate)
         summary.add("p50_us", p50)
         summary.add("p99_us", p99)
+        addCPU(units: roundTrips, name: "round_trip")
         if roundTrips == 0 { ok = false }
     case .broadcast:
         let received = results.reduce(0) { $0 + $1.received }
@@ -134,6 +153,7 @@ if ok {
         summary.add("lost", lost)
         summary.add("elapsed_s", elapsed)
         summary.add("deliveries_per_s", rate)
+        addCPU(units: received, name: "delivery")
         if lost != 0 {
             ok = false
             complain("ws-load: \(lost) deliveries lost (expected \(expected), received \(received))")
@@ -143,6 +163,24 @@ if ok {
     }
 }
 summary.add("ok", ok)
+
+/// Adds CPU seconds and CPU nanoseconds per unit of work for the server (when known) and the client.
+@MainActor
+func addCPU(units: Int, name: String) {
+    guard units > 0 else { return }
+    var parts: [String] = []
+    if let serverCPU {
+        summary.add("server_cpu_s", serverCPU)
+        summary.add("server_cpu_ns_per_\(name)", serverCPU * 1e9 / Double(units))
+        parts.append("server \(format(serverCPU)) s = \(Int((serverCPU * 1e9 / Double(units)).rounded())) ns")
+    }
+    if let clientCPU {
+        summary.add("client_cpu_s", clientCPU)
+        summary.add("client_cpu_ns_per_\(name)", clientCPU * 1e9 / Double(units))
+        parts.append("client \(format(clientCPU)) s = \(Int((clientCPU * 1e9 / Double(units)).rounded())) ns")
+    }
+    say("CPU per \(name == "round_trip" ? "round trip" : name): " + parts.joined(separator: ", "))
+}
 say(summary.text)
 exit(ok ? 0 : 1)
 
