@@ -225,7 +225,10 @@ measure_idle() {
 # run_workload SERVER WORKLOAD ROUND
 run_workload() {
     local server=$1 workload=$2 round=$3
-    start_server "$server" "$out/$server-server-$workload-$round.log" || { record "$server" "$workload" "$round" FAIL; return; }
+    if ! start_server "$server" "$out/$server-server-$workload-$round.log"; then
+        record "$server" "$workload" "$round" FAIL
+        return
+    fi
     echo "round $round: $server $workload (port $server_port)" >&2
     case "$workload" in
         echo) measure_echo "$server" "$round" ;;
@@ -242,7 +245,11 @@ servers=(nio)
 IFS=, read -r -a workloads <<< "$only"
 for round in $(seq "$rounds"); do
     for workload in "${workloads[@]}"; do
-        if (( round % 2 == 1 )); then order=("${servers[@]}"); else order=(); for ((i=${#servers[@]}-1; i>=0; i--)); do order+=("${servers[i]}"); done; fi
+        order=("${servers[@]}")
+        if (( round % 2 == 0 )); then   # alternate who goes first
+            order=()
+            for ((i = ${#servers[@]} - 1; i >= 0; i--)); do order+=("${servers[i]}"); done
+        fi
         for server in "${order[@]}"; do
             run_workload "$server" "$workload" "$round"
         done
@@ -256,7 +263,13 @@ median() {
     values=$(awk -v s="$1" -v w="$2" '$1 == s && $2 == w { print $4 }' "$results")
     if [[ -z $values ]]; then echo "-"; return; fi
     if grep -q FAIL <<< "$values"; then echo FAIL; return; fi
-    sort -g <<< "$values" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+    median_of_lines <<< "$values"
+}
+
+# median_of_lines: the median of the numbers on standard input, one per line, or - when there are none.
+median_of_lines() {
+    sort -g | awk '{ v[NR] = $1 }
+        END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 # human VALUE KIND: per-second rates in k or M, bytes as integers with thousands separators.
@@ -265,7 +278,9 @@ human() {
     if [[ $value == FAIL || $value == - ]]; then echo "$value"; return; fi
     case "$kind" in
         rate) awk -v v="$value" 'BEGIN { if (v >= 1e6) printf "%.2f M/s", v / 1e6; else printf "%.1f k/s", v / 1e3 }' ;;
-        bytes) awk -v v="$value" 'BEGIN { s = sprintf("%d", v); while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9]($|,)/, ",&", s); print s " B" }' ;;
+        bytes) awk -v v="$value" 'BEGIN { s = sprintf("%d", v)
+                while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9]($|,)/, ",&", s)
+                print s " B" }' ;;
     esac
 }
 
@@ -278,8 +293,7 @@ ratio() {
 # extra SERVER WORKLOAD KEY: the median of a KEY=VALUE field over the rounds that did not fail, or -.
 extra() {
     awk -v s="$1" -v w="$2" '$1 == s && $2 == w && $4 != "FAIL" { for (i = 5; i <= NF; i++) print $i }' "$results" \
-        | awk -F= -v key="$3" '$1 == key && $2 != "" { print $2 }' | sort -g \
-        | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+        | awk -F= -v key="$3" '$1 == key && $2 != "" { print $2 }' | median_of_lines
 }
 
 # unit VALUE SCALE SUFFIX: VALUE divided by SCALE, rounded, with SUFFIX; "-" stays "-".
@@ -330,10 +344,12 @@ for workload in "${workloads[@]}"; do
     case "$workload" in
         echo)
             for key in p50 p99; do
-                row "echo latency $key" "$(unit "$(extra canopy echo $key)" 1 µs)" "$(unit "$(extra nio echo $key)" 1 µs)"
+                canopy=$(extra canopy echo $key); nio=$(extra nio echo $key)
+                row "echo latency $key" "$(unit "$canopy" 1 µs)" "$(unit "$nio" 1 µs)"
             done
             canopy=$(extra canopy echo cpu); nio=$(extra nio echo cpu)
-            row "server CPU per echo round trip" "$(unit "$canopy" 1000 µs)" "$(unit "$nio" 1000 µs)" "$(ratio "$canopy" "$nio")"
+            row "server CPU per echo round trip" "$(unit "$canopy" 1000 µs)" "$(unit "$nio" 1000 µs)" \
+                "$(ratio "$canopy" "$nio")"
             ;;
         broadcast1k|broadcast10k)
             canopy=$(extra canopy "$workload" cpu); nio=$(extra nio "$workload" cpu)

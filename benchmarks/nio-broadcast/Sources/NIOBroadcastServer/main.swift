@@ -62,7 +62,10 @@ let bootstrap = ServerBootstrap(group: group)
 do {
     let server = try bootstrap.bind(host: options.host, port: options.port).wait()
     let port = server.localAddress?.port ?? options.port
-    writeLine("nio-broadcast: \(options.threads) event loops, open-file limit \(openFileLimit), broadcast encoding \(options.encoding)", to: STDOUT_FILENO)
+    writeLine(
+        "nio-broadcast: \(options.threads) event loops, open-file limit \(openFileLimit), "
+            + "broadcast encoding \(options.encoding)",
+        to: STDOUT_FILENO)
     writeLine("listening on \(options.host):\(port)", to: STDOUT_FILENO)
     try server.closeFuture.wait()
 } catch {

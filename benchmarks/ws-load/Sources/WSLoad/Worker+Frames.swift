@@ -16,7 +16,8 @@ extension Worker {
                     captureTag(connection, base + position, take)
                 }
                 if connection.pointee.opcode >= 8 {
-                    connection.pointee.control.append(contentsOf: UnsafeBufferPointer(start: base + position, count: take))
+                    let bytes = UnsafeBufferPointer(start: base + position, count: take)
+                    connection.pointee.control.append(contentsOf: bytes)
                 }
                 position += take
                 connection.pointee.payloadRemaining -= take
@@ -46,7 +47,8 @@ extension Worker {
                     connection.pointee.headerCount = 0
                     let header = connection.pointee.header
                     let started = withUnsafeBytes(of: header) { raw in
-                        beginFrame(index, header: UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[..<size]))
+                        let bytes = raw.bindMemory(to: UInt8.self)
+                        return beginFrame(index, header: UnsafeBufferPointer(rebasing: bytes[..<size]))
                     }
                     guard started else { return false }
                 }
@@ -109,7 +111,9 @@ extension Worker {
     }
 
     @inline(__always)
-    private func captureTag(_ connection: UnsafeMutablePointer<Connection>, _ bytes: UnsafePointer<UInt8>, _ count: Int) {
+    private func captureTag(
+        _ connection: UnsafeMutablePointer<Connection>, _ bytes: UnsafePointer<UInt8>, _ count: Int
+    ) {
         let taken = min(connection.pointee.tagBytesWanted, count)
         for offset in 0..<taken {
             connection.pointee.tagAccumulator = connection.pointee.tagAccumulator << 8 | UInt64(bytes[offset])

@@ -32,7 +32,8 @@ extension Worker {
             poll(timeoutMilliseconds: 10)
             let now = monotonicNanoseconds()
             if now > lastProgress + stall {
-                noteError("no delivery for \(format(options.stall)) s with \(expected - result.received) messages missing")
+                let missing = expected - result.received
+                noteError("no delivery for \(format(options.stall)) s with \(missing) messages missing")
                 break
             }
             if now > deadline {
