@@ -20,7 +20,7 @@
 #   --out DIR            where logs and raw results go (default: a new directory under /tmp)
 # Environment:
 #   CANOPY_SERVE_ARGS    replaces the default Canopy arguments; {PORT_FILE} is replaced by the port file's path.
-#                        Default: serve --host 127.0.0.1 --port 0 --port-file {PORT_FILE}
+#                        Default: serve --host 127.0.0.1 --port 0 --port-file {PORT_FILE} --data-dir OUT/canopy-data
 #                                 --echo-path /echo --broadcast-path /broadcast
 #   BUILD_LOCK           the lock every swift build must hold (default /tmp/canopy-swift-build.lock)
 set -euo pipefail
@@ -121,7 +121,7 @@ start_server() {
             if [[ -n ${CANOPY_SERVE_ARGS:-} ]]; then
                 read -r -a args <<< "${CANOPY_SERVE_ARGS//\{PORT_FILE\}/$port_file}"
             else
-                args=(serve --host 127.0.0.1 --port 0 --port-file "$port_file"
+                args=(serve --host 127.0.0.1 --port 0 --port-file "$port_file" --data-dir "$out/canopy-data"
                     --echo-path /echo --broadcast-path /broadcast)
             fi
             "$canopy_bin" "${args[@]}" "${canopy_extra[@]}" > "$log" 2>&1 &
