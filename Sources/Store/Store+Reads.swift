@@ -1,0 +1,45 @@
+import DataModel
+
+extension Store {
+    /// Reads the node at `path`.
+    ///
+    /// A path at or below the shard depth is read on its shard's queue; a wide path (e.g. the root) is assembled
+    /// from every shard at one consistent cut. `completion` runs on a store queue and sees every write whose
+    /// completion ran before this call.
+    public func read(_ path: Path, completion: @escaping @Sendable (Node) -> Void) {
+        withConsistentValue(at: path, onShard: nil, completion: completion)
+    }
+
+    /// Reads the node at `path` while registering interest in it atomically with the change stream.
+    ///
+    /// `onShard` runs on the queue of every shard holding data at or below `path` (one shard for a path at or
+    /// below the shard depth, all of them for a wide path), each at the point of that shard's change stream where
+    /// the value is taken; `completion` then gets the value. Every change record a shard reports after its
+    /// `onShard` call is newer than the value, and every one before is already in it, so a subscriber that
+    /// registers in `onShard` and applies later records to the value misses and repeats nothing. For a single
+    /// shard, `completion` runs right after `onShard` in the same task; for a wide path, on the queue of the shard
+    /// that finished last (records of shards that finished earlier may already be arriving).
+    public func withConsistentValue(at path: Path, onShard: (@Sendable (Int) -> Void)?,
+                                    completion: @escaping @Sendable (Node) -> Void)
+    {
+        if let owner = layout.shard(for: path) {
+            let shard = shards[owner]
+            shard.submit {
+                onShard?(owner)
+                completion(shard.state.root.descendant(at: path))
+            }
+            return
+        }
+        let layout = self.layout
+        var perShard: (@Sendable (Shard) -> Void)?
+        if let onShard { perShard = { shard in onShard(shard.index) } }
+        coordinate(Array(0..<layout.count), holding: false, perShard: perShard) { _, states in
+            completion(TreeView(layout: layout, states: states).value(at: path))
+        }
+    }
+
+    /// Which shard owns `path`, or `nil` for a wide path (one that spans every shard).
+    public func shard(for path: Path) -> Int? {
+        layout.shard(for: path)
+    }
+}
