@@ -19,6 +19,36 @@ func now() -> Double {
     Double(DispatchTime.now().uptimeNanoseconds) / 1e9
 }
 
+/// User plus system CPU time of the whole process so far, in seconds: robust against other processes competing
+/// for the cores, unlike wall-clock rates.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+/// Resident memory now, in megabytes (from /proc/self/statm).
+func currentResidentMegabytes() -> Double {
+    guard let file = fopen("/proc/self/statm", "r") else { return 0 }
+    defer { fclose(file) }
+    var size = 0
+    var resident = 0
+    guard fscanf_pair(file, &size, &resident) else { return 0 }
+    return Double(resident * Int(sysconf(Int32(_SC_PAGESIZE)))) / 1_048_576
+}
+
+func fscanf_pair(_ file: UnsafeMutablePointer<FILE>, _ first: inout Int, _ second: inout Int) -> Bool {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard fgets(&buffer, 256, file) != nil else { return false }
+    let fields = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        .split(separator: " ")
+    guard fields.count >= 2, let a = Int(fields[0]), let b = Int(fields[1]) else { return false }
+    first = a
+    second = b
+    return true
+}
+
 func peakResidentMegabytes() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -42,12 +72,14 @@ func decimal(_ value: Double) -> String {
     return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
 }
 
-/// Submits `count` leaf sets spread over `threads` submitting threads and waits for every completion.
-func measureSets(store: Store, count: Int, threads: Int, keysPerThread: Int) -> Double {
+/// Submits `count` leaf sets spread over `threads` submitting threads and waits for every completion; returns
+/// sets per wall-clock second and CPU microseconds (all threads) per set.
+func measureSets(store: Store, count: Int, threads: Int, keysPerThread: Int) -> (rate: Double, cpu: Double) {
     let remaining = Atomic<Int>(count)
     let done = DispatchSemaphore(value: 0)
     let perThread = count / threads
     let started = now()
+    let startedCPU = processCPUSeconds()
     DispatchQueue.concurrentPerform(iterations: threads) { thread in
         // One top-level key per (thread, group): with the default depth 1 that selects the shard.
         let tops = (0..<keysPerThread).map { key("t\(thread)_\($0)") }
@@ -60,7 +92,8 @@ func measureSets(store: Store, count: Int, threads: Int, keysPerThread: Int) -> 
         }
     }
     done.wait()
-    return Double(perThread * threads) / (now() - started)
+    let sets = Double(perThread * threads)
+    return (sets / (now() - started), (processCPUSeconds() - startedCPU) * 1e6 / sets)
 }
 
 func memoryBenchmark(count: Int) {
@@ -70,13 +103,15 @@ func memoryBenchmark(count: Int) {
     }
     _ = measureSets(store: single, count: count / 10, threads: 1, keysPerThread: 64)  // warm-up
     let oneShard = measureSets(store: single, count: count, threads: 1, keysPerThread: 64)
-    print("in-memory leaf sets, 1 shard, 1 submitting thread: \(Int(oneShard)) sets/s")
+    print("in-memory leaf sets, 1 shard, 1 submitting thread: \(Int(oneShard.rate)) sets/s, "
+        + "\(decimal(oneShard.cpu)) µs CPU per set (submitter + shard)")
     guard let all = try? Store(configuration: StoreConfiguration(layout: ShardLayout(count: cores))) else {
         fail("cannot open store")
     }
     _ = measureSets(store: all, count: count / 10, threads: cores, keysPerThread: 64)
     let allShards = measureSets(store: all, count: count, threads: cores, keysPerThread: 64)
-    print("in-memory leaf sets, \(cores) shards, \(cores) submitting threads: \(Int(allShards)) sets/s")
+    print("in-memory leaf sets, \(cores) shards, \(cores) submitting threads: \(Int(allShards.rate)) sets/s, "
+        + "\(decimal(allShards.cpu)) µs CPU per set")
 }
 
 func durableBenchmark(directory: String, seconds: Double, writers: Int) {
@@ -155,7 +190,8 @@ case "import" where arguments.count >= 4:
     } catch {
         fail("import failed: \(error)")
     }
-    print("import: \(decimal(now() - started)) s, peak RSS \(Int(peakResidentMegabytes())) MB")
+    print("import: \(decimal(now() - started)) s wall, \(decimal(processCPUSeconds())) s CPU, "
+        + "peak RSS \(Int(peakResidentMegabytes())) MB")
 case "load" where arguments.count >= 3:
     let started = now()
     var persistence = PersistenceConfiguration(directory: arguments[2])
@@ -163,8 +199,9 @@ case "load" where arguments.count >= 3:
     do {
         let store = try Store(configuration: StoreConfiguration(persistence: persistence))
         let elapsed = now() - started
-        print("start-up load: \(decimal(elapsed)) s (loader \(decimal(store.loadReport.seconds)) s), "
-            + "peak RSS \(Int(peakResidentMegabytes())) MB, \(store.layout.count) shards")
+        print("start-up load: \(decimal(elapsed)) s wall, \(decimal(processCPUSeconds())) s CPU, "
+            + "peak RSS \(Int(peakResidentMegabytes())) MB, RSS after load \(Int(currentResidentMegabytes())) MB, "
+            + "\(store.layout.count) shards")
         exit(0)  // measure loading only; the process exit releases the lock
     } catch {
         fail("load failed: \(error)")

@@ -22,12 +22,11 @@ extension Store {
             completion(.success(WriteOutcome(changes: [])))
             return
         }
-        let participants = targets.participants(in: layout)
-        let isWide = targets.entries.contains { layout.isWide($0.path) }
-        if !isWide, participants.count == 1, let index = participants.first {
+        switch targets.route(in: layout) {
+        case .singleShard(let index):
             let shard = shards[index]
             shard.submit { [self] in applyLocal(targets, on: shard, completion: completion) }
-        } else {
+        case .multiShard(let participants):
             applyCoordinated(targets, participants: participants, completion: completion)
         }
     }
@@ -50,8 +49,10 @@ extension Store {
         }
         shard.state.sequence += 1
         let sequence = shard.state.sequence
-        observer?(ChangeRecord(shard: shard.index, sequence: sequence, transaction: nil,
-                               participants: [shard.index], changes: planned.changes))
+        if let observer {
+            observer(ChangeRecord(shard: shard.index, sequence: sequence, transaction: nil,
+                                  participants: [shard.index], changes: planned.changes))
+        }
         let outcome = WriteOutcome(changes: planned.changes)
         guard let journal = shard.journal else {
             completion(.success(outcome))

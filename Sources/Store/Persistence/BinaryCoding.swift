@@ -1,8 +1,18 @@
 /// Appends little-endian integers, LEB128 varints and length-prefixed UTF-8 to a byte array; the building block of
 /// the journal and snapshot encodings.
 struct BinaryWriter {
-    /// The bytes written so far.
+    /// The bytes written so far (and not yet spilled).
     var bytes: [UInt8] = []
+    /// Takes the accumulated bytes once they pass ``spillThreshold`` at an entry boundary, so that a large tree can
+    /// be streamed to a file without holding its whole encoding in memory; `nil` keeps everything in ``bytes``.
+    var spill: ((inout [UInt8]) -> Void)?
+    /// Size from which ``entryBoundary()`` spills.
+    var spillThreshold = Int.max
+
+    /// Marks a point between two encoded entries, where spilling may happen.
+    mutating func entryBoundary() {
+        if bytes.count >= spillThreshold, let spill { spill(&bytes) }
+    }
 
     mutating func write(_ byte: UInt8) {
         bytes.append(byte)
@@ -98,8 +108,15 @@ struct BinaryReader {
     mutating func readString() throws(BinaryDecodingError) -> String {
         let count = try readCount(limit: bytes.count - offset)
         let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
-        guard let string = String(validating: slice.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else {
-            throw failure("invalid UTF-8")
+            .assumingMemoryBound(to: UInt8.self)
+        let string: String
+        if slice.allSatisfy({ $0 < 0x80 }) {
+            // ASCII (nearly every key and most values): valid by construction, and `String(decoding:)` is
+            // specialized where the generic `String(validating:)` costs a metadata lookup per call.
+            string = String(decoding: slice, as: UTF8.self)
+        } else {
+            guard let validated = String(validating: slice, as: UTF8.self) else { throw failure("invalid UTF-8") }
+            string = validated
         }
         offset += count
         return string

@@ -37,6 +37,26 @@ struct FileDescriptor: Sendable {
         }
     }
 
+    /// Writes every byte of `bytes` at the current offset.
+    func writeAll(_ bytes: [UInt8], path: String) throws(JournalError) {
+        try withBytes(of: bytes) { (raw) throws(JournalError) in try writeAll(raw, path: path) }
+    }
+
+    /// Writes every byte of `bytes` at file offset `offset` (`pwrite(2)`), leaving the current offset alone.
+    func writeAll(_ bytes: [UInt8], path: String, at offset: Int) throws(JournalError) {
+        var done = 0
+        while done < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in
+                pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .systemCall("pwrite", path: path, errno: errno)
+            }
+            done += written
+        }
+    }
+
     /// Makes written data durable with `fdatasync(2)` (data plus the metadata needed to read it, i.e. the size).
     func synchronize(path: String) throws(JournalError) {
         var result: Int32

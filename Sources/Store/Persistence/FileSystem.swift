@@ -112,7 +112,7 @@ enum FileSystem {
     static func writeAtomically(_ path: String, temporaryPath: String, bytes: [UInt8]) throws(JournalError) {
         let file = try FileDescriptor(opening: temporaryPath, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
         do throws(JournalError) {
-            try withBytes(of: bytes) { (raw) throws(JournalError) in try file.writeAll(raw, path: temporaryPath) }
+            try file.writeAll(bytes, path: temporaryPath)
             try file.synchronize(path: temporaryPath)
         } catch {
             file.close()

@@ -192,9 +192,7 @@ final class JournalWriter: Sendable {
                     guard let current = files.current, let segment = files.segments.last else {
                         preconditionFailure("prepareSegment leaves a segment open")
                     }
-                    try withBytes(of: batch.bytes) { (raw) throws(JournalError) in
-                        try current.writeAll(raw, path: segment.path)
-                    }
+                    try current.writeAll(batch.bytes, path: segment.path)
                     files.currentSize += batch.bytes.count
                     files.dirty = true
                 }

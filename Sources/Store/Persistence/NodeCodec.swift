@@ -43,6 +43,7 @@ enum NodeCodec {
             for entry in node.children {
                 writer.writeString(entry.key.string)
                 encode(entry.node, into: &writer)
+                writer.entryBoundary()
             }
         } else {
             writer.write(0)

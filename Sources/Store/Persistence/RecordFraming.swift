@@ -42,6 +42,10 @@ enum RecordFraming {
         bytes[offset + 3] = UInt8(truncatingIfNeeded: value >> 24)
     }
 
+    static func load64(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt64 {
+        UInt64(load(bytes, at: offset)) | UInt64(load(bytes, at: offset + 4)) << 32
+    }
+
     static func load(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt32 {
         UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
             | UInt32(bytes[offset + 3]) << 24

@@ -1,5 +1,6 @@
 import DataModel
 import Dispatch
+import Primitives
 
 #if canImport(Glibc)
 import Glibc
@@ -10,14 +11,15 @@ import Darwin
 /// A namespace snapshot: every shard's state at one consistent cut, in one file replaced atomically.
 ///
 /// ```
-/// "CANOPYS1"                      8-byte magic (the digit is the format version)
-/// header record                   varint shard count, varint shard depth, varint next transaction id,
-///                                 per shard: varint sequence, varint chunk count;
+/// "CANOPYS2"                      8-byte magic (the digit is the format version)
+/// header record                   (journal framing, ``RecordFraming``) varint shard count, varint shard depth,
+///                                 varint next transaction id, per shard varint sequence;
 ///                                 wide leaves: varint count (path node)*; wide priorities: varint count (path priority)*
-/// per shard, its chunks           the shard's encoding split into records of at most `chunkBytes`:
-///                                 varint conversion-mark count path*, node (the shard's tree)
+/// per shard, a section            UInt64 LE byte length, UInt32 LE CRC-32C of the bytes, then the bytes:
+///                                 varint conversion-mark count path*, node (the shard's tree, ``NodeCodec``)
 /// ```
-/// Every record uses the journal framing (``RecordFraming``), so each chunk is checksummed. A snapshot is never
+/// Sections are streamed: the encoder spills to the file every few megabytes and fills in the length and checksum
+/// afterwards, so writing a snapshot never holds a second copy of the tree's encoding in memory. A snapshot is never
 /// repaired: any damage makes start-up fail with ``JournalError/corruptSnapshot(file:reason:)``.
 enum SnapshotFile {
     /// What a snapshot holds.
@@ -28,63 +30,25 @@ enum SnapshotFile {
         let nextTransactionId: UInt64
     }
 
-    static let magic: [UInt8] = Array("CANOPYS1".utf8)
-    /// Largest chunk of a shard's encoding per record.
-    static let chunkBytes = 64 << 20
+    static let magic: [UInt8] = Array("CANOPYS2".utf8)
+    /// Bytes before each section's content.
+    static let sectionHeaderSize = 12
+    /// The encoder hands its buffer to the file whenever it holds this much.
+    static let spillBytes = 4 << 20
 
     // MARK: - Writing
 
     /// Encodes `contents` and writes it atomically to `path` (temporary file, fsync, rename, directory fsync).
-    /// Shards are encoded in parallel.
     static func write(_ contents: Contents, to path: String) throws(JournalError) {
-        var encodedShards = [[UInt8]](repeating: [], count: contents.states.count)
-        encodedShards.withUnsafeMutableBufferPointer { buffer in
-            let output = UnsafeSendable(buffer)
-            DispatchQueue.concurrentPerform(iterations: contents.states.count) { index in
-                var writer = BinaryWriter()
-                let state = contents.states[index]
-                writer.writeVarint(state.wide.deadLeaves.count)
-                for dead in state.wide.deadLeaves.sorted() { NodeCodec.encode(dead, into: &writer) }
-                NodeCodec.encode(state.root, into: &writer)
-                output.value[index] = writer.bytes
-            }
-        }
-        var header = BinaryWriter()
-        header.writeVarint(contents.layout.count)
-        header.writeVarint(contents.layout.depth)
-        header.writeVarint(contents.nextTransactionId)
-        for (state, encoded) in zip(contents.states, encodedShards) {
-            header.writeVarint(state.sequence)
-            header.writeVarint(chunkCount(encoded.count))
-        }
-        let wide = contents.states.first?.wide ?? WideState()
-        header.writeVarint(wide.leaves.count)
-        for (leafPath, leaf) in wide.leaves.sorted(by: { $0.key < $1.key }) {
-            NodeCodec.encode(leafPath, into: &header)
-            NodeCodec.encode(leaf, into: &header)
-        }
-        header.writeVarint(wide.priorities.count)
-        for (priorityPath, priority) in wide.priorities.sorted(by: { $0.key < $1.key }) {
-            NodeCodec.encode(priorityPath, into: &header)
-            NodeCodec.encode(priority, into: &header)
-        }
-
         let temporaryPath = path + ".tmp"
         let file = try FileDescriptor(opening: temporaryPath, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
         do throws(JournalError) {
             var buffer = magic
-            RecordFraming.append(payload: header.bytes, to: &buffer)
-            try write(&buffer, to: file, path: temporaryPath)
-            for encoded in encodedShards {
-                var start = 0
-                repeat {
-                    let end = min(start + chunkBytes, encoded.count)
-                    encoded.withUnsafeBytes { raw in
-                        RecordFraming.append(payload: UnsafeRawBufferPointer(rebasing: raw[start..<end]), to: &buffer)
-                    }
-                    try write(&buffer, to: file, path: temporaryPath)
-                    start = end
-                } while start < encoded.count
+            RecordFraming.append(payload: header(contents), to: &buffer)
+            try file.writeAll(buffer, path: temporaryPath)
+            var offset = buffer.count
+            for state in contents.states {
+                offset += try writeSection(state, to: file, at: offset, path: temporaryPath)
             }
             try file.synchronize(path: temporaryPath)
         } catch {
@@ -97,13 +61,45 @@ enum SnapshotFile {
         try FileSystem.synchronizeDirectory(FileSystem.directoryName(of: path))
     }
 
-    private static func chunkCount(_ byteCount: Int) -> Int {
-        max(1, (byteCount + chunkBytes - 1) / chunkBytes)
+    private static func header(_ contents: Contents) -> [UInt8] {
+        var header = BinaryWriter()
+        header.writeVarint(contents.layout.count)
+        header.writeVarint(contents.layout.depth)
+        header.writeVarint(contents.nextTransactionId)
+        for state in contents.states { header.writeVarint(state.sequence) }
+        let wide = contents.states.first?.wide ?? WideState()
+        header.writeVarint(wide.leaves.count)
+        for (leafPath, leaf) in wide.leaves.sorted(by: { $0.key < $1.key }) {
+            NodeCodec.encode(leafPath, into: &header)
+            NodeCodec.encode(leaf, into: &header)
+        }
+        header.writeVarint(wide.priorities.count)
+        for (priorityPath, priority) in wide.priorities.sorted(by: { $0.key < $1.key }) {
+            NodeCodec.encode(priorityPath, into: &header)
+            NodeCodec.encode(priority, into: &header)
+        }
+        return header.bytes
     }
 
-    private static func write(_ buffer: inout [UInt8], to file: FileDescriptor, path: String) throws(JournalError) {
-        try withBytes(of: buffer) { (raw) throws(JournalError) in try file.writeAll(raw, path: path) }
-        buffer.removeAll(keepingCapacity: true)
+    /// Streams one shard's section starting at file offset `start`; returns its total size.
+    private static func writeSection(_ state: ShardState, to file: FileDescriptor, at start: Int, path: String)
+        throws(JournalError) -> Int
+    {
+        let sink = SectionSink(file: file, path: path)
+        try file.writeAll([UInt8](repeating: 0, count: sectionHeaderSize), path: path)
+        var writer = BinaryWriter()
+        writer.spillThreshold = spillBytes
+        writer.spill = { bytes in sink.take(&bytes) }
+        writer.writeVarint(state.wide.deadLeaves.count)
+        for dead in state.wide.deadLeaves.sorted() { NodeCodec.encode(dead, into: &writer) }
+        NodeCodec.encode(state.root, into: &writer)
+        sink.take(&writer.bytes)
+        if let failure = sink.failure { throw failure }
+        var sectionHeader = BinaryWriter()
+        sectionHeader.writeUInt64(UInt64(sink.length))
+        for shift in stride(from: 0, to: 32, by: 8) { sectionHeader.write(UInt8(truncatingIfNeeded: sink.checksum >> UInt32(shift))) }
+        try file.writeAll(sectionHeader.bytes, path: path, at: start)
+        return sectionHeaderSize + sink.length
     }
 
     // MARK: - Reading
@@ -118,46 +114,30 @@ enum SnapshotFile {
         return try withBytes(of: bytes) { (raw) throws(JournalError) -> Contents in
             let body = UnsafeRawBufferPointer(rebasing: raw[magic.count...])
             var scanner = RecordScanner(bytes: body)
-            func nextRecord() throws(JournalError) -> UnsafeRawBufferPointer {
-                switch scanner.next() {
-                case .record(_, let payload):
-                    return UnsafeRawBufferPointer(rebasing: body[payload])
-                case .end:
-                    throw failure("ends early")
-                case .damaged(let offset, _):
-                    throw failure("damaged record at byte offset \(offset + magic.count)")
-                }
-            }
-            let headerPayload = try nextRecord()
+            guard case .record(_, let headerRange) = scanner.next() else { throw failure("damaged header") }
             let header: Header
             do throws(BinaryDecodingError) {
-                header = try decodeHeader(headerPayload)
+                header = try decodeHeader(UnsafeRawBufferPointer(rebasing: body[headerRange]))
             } catch {
                 throw failure("header: \(error.reason)")
             }
-            // A shard in one chunk (the usual case) is decoded in place; only larger ones are joined.
-            var joinedShards: [UnsafeMutableRawBufferPointer] = []
-            defer { for joined in joinedShards { joined.deallocate() } }
-            var shardSlices: [UnsafeRawBufferPointer] = []
-            for chunks in header.chunkCounts {
-                var pieces: [UnsafeRawBufferPointer] = []
-                for _ in 0..<chunks { pieces.append(try nextRecord()) }
-                if pieces.count == 1 {
-                    shardSlices.append(pieces[0])
-                    continue
+            var offset = magic.count + scanner.offset
+            var sections: [UnsafeRawBufferPointer] = []
+            for shard in 0..<header.layout.count {
+                guard raw.count - offset >= sectionHeaderSize else { throw failure("shard \(shard): ends early") }
+                let length = Int(clamping: RecordFraming.load64(raw, at: offset))
+                let checksum = RecordFraming.load(raw, at: offset + 8)
+                let start = offset + sectionHeaderSize
+                guard length <= raw.count - start else { throw failure("shard \(shard): ends early") }
+                let section = UnsafeRawBufferPointer(rebasing: raw[start..<(start + length)])
+                guard CRC32C.checksum(section) == checksum else {
+                    throw failure("shard \(shard): checksum mismatch at byte offset \(offset)")
                 }
-                let joined = UnsafeMutableRawBufferPointer.allocate(
-                    byteCount: pieces.reduce(0) { $0 + $1.count }, alignment: 1)
-                joinedShards.append(joined)
-                var offset = 0
-                for piece in pieces {
-                    UnsafeMutableRawBufferPointer(rebasing: joined[offset...]).copyMemory(from: piece)
-                    offset += piece.count
-                }
-                shardSlices.append(UnsafeRawBufferPointer(joined))
+                sections.append(section)
+                offset = start + length
             }
-            guard case .end = scanner.next() else { throw failure("trailing data") }
-            return try decodeShards(shardSlices, header: header, path: path)
+            guard offset == raw.count else { throw failure("trailing data") }
+            return try decodeShards(sections, header: header, path: path)
         }
     }
 
@@ -165,7 +145,6 @@ enum SnapshotFile {
         let layout: ShardLayout
         let nextTransactionId: UInt64
         let sequences: [UInt64]
-        let chunkCounts: [Int]
         let wide: WideState
     }
 
@@ -176,11 +155,7 @@ enum SnapshotFile {
         guard count >= 1, depth >= 1 else { throw reader.failure("invalid layout") }
         let nextTransactionId = try reader.readVarint()
         var sequences: [UInt64] = []
-        var chunkCounts: [Int] = []
-        for _ in 0..<count {
-            sequences.append(try reader.readVarint())
-            chunkCounts.append(try reader.readCount(limit: 1 << 20))
-        }
+        for _ in 0..<count { sequences.append(try reader.readVarint()) }
         var wide = WideState()
         for _ in 0..<(try reader.readCount(limit: payload.count)) {
             let path = try NodeCodec.decodePath(from: &reader)
@@ -192,19 +167,18 @@ enum SnapshotFile {
         }
         guard reader.isAtEnd else { throw reader.failure("trailing bytes in header") }
         return Header(layout: ShardLayout(count: count, depth: depth), nextTransactionId: nextTransactionId,
-                      sequences: sequences, chunkCounts: chunkCounts, wide: wide)
+                      sequences: sequences, wide: wide)
     }
 
-    private static func decodeShards(_ shardBytes: [UnsafeRawBufferPointer], header: Header, path: String)
-        throws(JournalError)
-        -> Contents
+    private static func decodeShards(_ sections: [UnsafeRawBufferPointer], header: Header, path: String)
+        throws(JournalError) -> Contents
     {
         var results = [Result<ShardState, BinaryDecodingError>](
-            repeating: .failure(BinaryDecodingError(offset: 0, reason: "not decoded")), count: shardBytes.count)
-        let input = UnsafeSendable(shardBytes)
+            repeating: .failure(BinaryDecodingError(offset: 0, reason: "not decoded")), count: sections.count)
+        let input = UnsafeSendable(sections)
         results.withUnsafeMutableBufferPointer { buffer in
             let output = UnsafeSendable(buffer)
-            DispatchQueue.concurrentPerform(iterations: shardBytes.count) { index in
+            DispatchQueue.concurrentPerform(iterations: sections.count) { index in
                 output.value[index] = Result { () throws(BinaryDecodingError) -> ShardState in
                     let raw = input.value[index]
                     var reader = BinaryReader(bytes: raw)
@@ -229,6 +203,33 @@ enum SnapshotFile {
             }
         }
         return Contents(layout: header.layout, states: states, nextTransactionId: header.nextTransactionId)
+    }
+}
+
+/// Receives a section's encoding in pieces: appends them to the file and keeps the running length and checksum.
+private final class SectionSink {
+    let file: FileDescriptor
+    let path: String
+    private(set) var length = 0
+    private(set) var checksum: UInt32 = 0
+    /// The first write error; later pieces are dropped.
+    private(set) var failure: JournalError?
+
+    init(file: FileDescriptor, path: String) {
+        self.file = file
+        self.path = path
+    }
+
+    func take(_ bytes: inout [UInt8]) {
+        defer { bytes.removeAll(keepingCapacity: true) }
+        guard failure == nil, !bytes.isEmpty else { return }
+        checksum = bytes.withUnsafeBytes { CRC32C.update(checksum, with: $0) }
+        length += bytes.count
+        do throws(JournalError) {
+            try file.writeAll(bytes, path: path)
+        } catch {
+            failure = error
+        }
     }
 }
 

@@ -38,14 +38,23 @@ struct WriteTargets: Sendable {
         }
     }
 
-    /// The shards that must take part: every shard if any target is wide, else the owners of the targets.
-    func participants(in layout: ShardLayout) -> [Int] {
+    /// How a write is applied.
+    enum Route: Equatable {
+        /// Every target lies at or below the shard depth, in this one shard.
+        case singleShard(Int)
+        /// Several shards take part (ascending): every shard if any target is wide, else the targets' owners.
+        case multiShard([Int])
+    }
+
+    /// Where the write must run.
+    func route(in layout: ShardLayout) -> Route {
         var owners: [Int] = []
         for entry in entries {
-            guard let owner = layout.shard(for: entry.path) else { return Array(0..<layout.count) }
+            guard let owner = layout.shard(for: entry.path) else { return .multiShard(Array(0..<layout.count)) }
             if !owners.contains(owner) { owners.append(owner) }
         }
-        return owners.sorted()
+        if owners.count == 1 { return .singleShard(owners[0]) }
+        return .multiShard(owners.sorted())
     }
 }
 
