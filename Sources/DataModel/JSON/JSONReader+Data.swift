@@ -93,13 +93,14 @@ struct DataReader {
         }
     }
 
-    /// Turns a child's parse result into a stored child, recording a server value at its path.
-    private mutating func childNode(_ parsed: Parsed, key: Key) -> Node {
+    /// Turns a child's parse result into a stored child, recording a server value at its path (`path` still ends
+    /// with the child's key).
+    private mutating func childNode(_ parsed: Parsed) -> Node {
         switch parsed {
         case .node(let node):
             return node
         case .serverValue(let value, let priority):
-            placeholders.append(ServerValuePlaceholder(path: Path(keys: path + [key]), isPriority: false, value: value))
+            placeholders.append(ServerValuePlaceholder(path: Path(keys: path), isPriority: false, value: value))
             return Node(.number(0), priority: priority)
         }
     }
@@ -121,7 +122,7 @@ struct DataReader {
         while true {
             let key = Key(unchecked: String(position))
             try enter(key, level: level, at: scanner.index)
-            let child = childNode(try readData(level: level + 1, nesting: nesting), key: key)
+            let child = childNode(try readData(level: level + 1, nesting: nesting))
             path.removeLast()
             if !child.isEmpty { entries.append(ChildEntry(key: key, node: child)) }
             position += 1
@@ -168,7 +169,7 @@ struct DataReader {
             } else {
                 let key = try validatedKey(name, at: keyStart)
                 try enter(key, level: level, at: keyStart)
-                let child = childNode(try readData(level: level + 1, nesting: nesting), key: key)
+                let child = childNode(try readData(level: level + 1, nesting: nesting))
                 path.removeLast()
                 if !child.isEmpty { entries.append(ChildEntry(key: key, node: child)) }
             }

@@ -126,8 +126,9 @@ struct JSONScanner {
             case UInt8(ascii: "\""):
                 index = position + 1
                 if let text = String(validating: decoded, as: UTF8.self) { return text }
-                let offset = decoded.withUnsafeBufferPointer(JSONScanner.firstInvalidUTF8Offset)
-                throw error(.invalidUTF8, at: start + offset)
+                // Escapes are ASCII and decode to valid UTF-8, so the culprit is a raw byte of the input.
+                let raw = UnsafeBufferPointer(start: base + start, count: position - start)
+                throw error(.invalidUTF8, at: start + JSONScanner.firstInvalidUTF8Offset(raw))
             case UInt8(ascii: "\\"):
                 guard position + 1 < count else { throw error(.unexpectedEnd, at: count) }
                 let escape = base[position + 1]

@@ -52,46 +52,34 @@ struct ChildMap: Sendable {
 
     /// Gives `body` in-place access to the child at `key` (``Node/empty`` when absent); afterwards an empty result
     /// removes the child and a non-empty one is stored.
-    mutating func modifyChild<R>(_ key: Key, _ body: (inout Node) throws -> R) rethrows -> R {
+    mutating func modifyChild<R>(_ key: Key, _ body: (inout Node) -> R) -> R {
         switch representation {
         case .flat(var entries):
             representation = .flat([])  // drop our reference so `entries` is uniquely owned
-            defer { representation = .flat(entries) }
             let (index, found) = Self.search(entries, key)
+            let result: R
             if found {
-                let result = try body(&entries[index].node)
+                result = body(&entries[index].node)
                 if entries[index].node.isEmpty { entries.remove(at: index) }
-                return result
+            } else {
+                var node = Node.empty
+                result = body(&node)
+                if !node.isEmpty { entries.insert(ChildEntry(key: key, node: node), at: index) }
             }
-            var node = Node.empty
-            let result = try body(&node)
-            if !node.isEmpty {
-                entries.insert(ChildEntry(key: key, node: node), at: index)
-                if entries.count > Self.flatLimit {
-                    let tree = SortedTree<ChildEntry>(sorted: entries)
-                    entries = []
-                    representation = .tree(tree)
-                    return result
-                }
-            }
+            representation = entries.count > Self.flatLimit ? .tree(SortedTree(sorted: entries)) : .flat(entries)
             return result
         case .tree(var tree):
             representation = .flat([])
-            defer { representation = Self.shrunk(tree) }
             var node = tree.element(for: key)?.node ?? .empty
             if !node.isEmpty {
                 // Replace with a placeholder first so `node` holds the only reference to its storage.
                 tree.upsert(ChildEntry(key: key, node: .empty))
             }
-            let result = try body(&node)
+            let result = body(&node)
             if node.isEmpty { tree.remove(key) } else { tree.upsert(ChildEntry(key: key, node: node)) }
+            representation = tree.count < Self.flatLimit / 2 ? .flat(ContiguousArray(tree)) : .tree(tree)
             return result
         }
-    }
-
-    /// Converts a tree that became small back to a flat array.
-    private static func shrunk(_ tree: SortedTree<ChildEntry>) -> Representation {
-        tree.count < flatLimit / 2 ? .flat(ContiguousArray(tree)) : .tree(tree)
     }
 
     /// The first child in key order.

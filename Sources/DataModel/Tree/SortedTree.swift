@@ -84,6 +84,32 @@ struct SortedTree<Element: SortedTreeElement> {
         return (rank + index, found)
     }
 
+    /// Number of leading elements for which `isBefore` holds, for a predicate that is true for a prefix of the
+    /// sort order and false after it (a partition point), in O(log n).
+    func partitionRank(where isBefore: (Element.SortKey) -> Bool) -> Int {
+        var node = root
+        var rank = 0
+        while !node.isLeaf {
+            // Every key in children[i] is ≥ lowerBounds[i]: if a bound is not before, neither is its child.
+            var low = 1
+            var high = node.children.count
+            while low < high {
+                let middle = (low + high) / 2
+                if isBefore(node.lowerBounds[middle]) { low = middle + 1 } else { high = middle }
+            }
+            let index = low - 1
+            for countIndex in 0..<index { rank += node.childCounts[countIndex] }
+            node = node.children[index]
+        }
+        var low = 0
+        var high = node.elements.count
+        while low < high {
+            let middle = (low + high) / 2
+            if isBefore(node.elements[middle].sortKey) { low = middle + 1 } else { high = middle }
+        }
+        return rank + low
+    }
+
     /// The element at position `rank` (0-based) in sort order; `rank` must be in `0..<count`.
     func element(atRank rank: Int) -> Element {
         precondition(rank >= 0 && rank < count, "rank out of range")

@@ -134,15 +134,22 @@ final class SortedTreeNode<Element: SortedTreeElement>: @unchecked Sendable {
             return elements.remove(at: index)
         }
         let index = childIndex(for: key)
-        let child = uniqueChild(index)
-        guard let removed = child.remove(key) else { return nil }
+        guard let (removed, underfull) = removeFromChild(index, key) else { return nil }
         count -= 1
         childCounts[index] -= 1
-        let minimum = (child.isLeaf ? SortedTree<Element>.leafCapacity : SortedTree<Element>.branchCapacity) / 2
-        if child.width < minimum && children.count > 1 {
+        if underfull && children.count > 1 {
             rebalance(around: index)
         }
         return removed
+    }
+
+    /// Removes `key` from `children[index]`; returns the element and whether the child fell below half capacity.
+    /// (A separate function so that no reference to the child outlives it: rebalancing needs it unique.)
+    private func removeFromChild(_ index: Int, _ key: Element.SortKey) -> (Element, Bool)? {
+        let child = uniqueChild(index)
+        guard let removed = child.remove(key) else { return nil }
+        let minimum = (child.isLeaf ? SortedTree<Element>.leafCapacity : SortedTree<Element>.branchCapacity) / 2
+        return (removed, child.width < minimum)
     }
 
     /// Merges the underfull child at `index` with a neighbour, or evens out their items when both would not fit.
