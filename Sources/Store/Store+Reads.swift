@@ -1,4 +1,5 @@
 import DataModel
+import Dispatch
 
 extension Store {
     /// Reads the node at `path`.
@@ -8,6 +9,22 @@ extension Store {
     /// completion ran before this call.
     public func read(_ path: Path, completion: @escaping @Sendable (Node) -> Void) {
         withConsistentValue(at: path, onShard: nil, completion: completion)
+    }
+
+    /// Reads the result of `query` at `path`: the selected children as an object, without the location's own
+    /// priority (data-model.md §8.3), or the node itself when the query selects everything.
+    ///
+    /// The value is taken like ``read(_:completion:)``; a filtering query is then evaluated on a global queue
+    /// (O(n log n) in the location's children, data-model.md §8.3), so a large location never stalls its shard.
+    /// Live listens should keep an index instead (``QueryWindow``).
+    public func read(_ path: Path, query: QueryParams, completion: @escaping @Sendable (Node) -> Void) {
+        guard !query.loadsAllData else {
+            read(path, completion: completion)
+            return
+        }
+        read(path) { node in
+            DispatchQueue.global().async { completion(query.result(from: node)) }
+        }
     }
 
     /// Reads the node at `path` while registering interest in it atomically with the change stream.

@@ -18,7 +18,7 @@ struct ReferenceTree {
                 switch target {
                 case .node(let location), .priority(of: let location): path = location
                 }
-                if before.descendant(at: path).hashString != expectedHash { return false }
+                if Store.hash(of: before.descendant(at: path)) != expectedHash { return false }
             }
             entries = [(target, value)]
         case .update(let base, let updates):

@@ -78,7 +78,7 @@ struct StoreModelTests {
             } else if roll < 82 && keys.count >= 2 {
                 return try Fixture.set(text + "/.priority", chance(20) ? "null" : priorityJSON())
             } else {
-                let expected = chance(60) ? current(location).hashString : (try Fixture.node("12345")).hashString
+                let expected = chance(60) ? Store.hash(of: current(location)) : Store.hash(of: try Fixture.node("12345"))
                 return .set(.node(location), try Fixture.value(valueJSON(depth: keys.count, levels: 2), at: location),
                             expectedHash: expected)
             }

@@ -37,6 +37,9 @@ enum Fixture {
         })
     }
 
+    /// `/scores`, for query tests.
+    static let scores = Path(keys: [Key.scores])
+
     /// A fixed server clock, so that tests and reference models agree on timestamps.
     static let fixedTimestamp: Double = 1_700_000_000_000
     static let fixedClock: @Sendable () -> Double = { fixedTimestamp }
@@ -128,4 +131,12 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
     }
 
     var value: Value { withLock { $0 } }
+}
+
+extension Key {
+    /// The key `scores`.
+    static let scores: Key = {
+        guard let key = try? Key("scores") else { preconditionFailure("a valid key") }
+        return key
+    }()
 }

@@ -73,7 +73,7 @@ struct StoreWriteTests {
         await store.applyOrFail(try Fixture.set("/counter", "5"))
         let current = await store.value(at: try Fixture.path("/counter"))
         let write = StoreWrite.set(.node(try Fixture.path("/counter")), try Fixture.value("6"),
-                                   expectedHash: current.hashString)
+                                   expectedHash: Store.hash(of: current))
         await store.applyOrFail(write)
         #expect(await store.value(at: try Fixture.path("/counter")) == (try Fixture.node("6")))
     }
@@ -85,10 +85,22 @@ struct StoreWriteTests {
         await store.applyOrFail(try Fixture.set("/counter", "5"))
         let location = try Fixture.path(path)
         let current = await store.value(at: location)
-        let stale = (try Fixture.node("4")).hashString
+        let stale = Store.hash(of: try Fixture.node("4"))
         let result = await store.apply(.set(.node(location), try Fixture.value("6"), expectedHash: stale))
         #expect(result.failure == .stale(current: current))
         #expect(await store.value(at: location) == current)
+    }
+
+    @Test("compare-and-set uses the SDK's hash: a client's hash of 5 matches the stored 5", arguments: Fixture.layouts)
+    func sdkHashVector(layout: ShardLayout) async throws {
+        let store = try Fixture.memoryStore(layout)
+        await store.applyOrFail(try Fixture.set("/n", "5"))
+        // wire-protocol.md §8.3: the hash of the leaf 5.
+        let write = StoreWrite.set(.node(try Fixture.path("/n")), try Fixture.value("6"),
+                                   expectedHash: "w28swksk9+tXf5jEdS9R5oSFAv8=")
+        await store.applyOrFail(write)
+        #expect(await store.value(at: try Fixture.path("/n")) == (try Fixture.node("6")))
+        #expect(Store.hash(of: try Fixture.node(#"{"name":"alice","score":10}"#)) == "VXyngTbGPVLJVIlCuwPFLFZsoDY=")
     }
 
     @Test("an empty expected hash succeeds only on an empty location", arguments: Fixture.layouts)
@@ -149,6 +161,22 @@ struct StoreWriteTests {
         #expect(await store.value(at: try Fixture.path("/list")).childCount == 300)
         await store.applyOrFail(try Fixture.update("/", (0..<300).map { ("wide\($0)", "1") }))
         #expect(await store.tree.childCount == 301)
+    }
+
+    @Test("a query read returns the window of children without the location's priority", arguments: Fixture.layouts)
+    func queryRead(layout: ShardLayout) async throws {
+        let store = try Fixture.memoryStore(layout)
+        await store.applyOrFail(try Fixture.set("/scores", #"{"a":{"s":5},"b":{"s":1},"c":{"s":9},".priority":1}"#))
+        await store.applyOrFail(try Fixture.set("/top", "1"))
+        let query = QueryParams(index: .child(try Fixture.path("s")), limit: 2, anchor: .last)
+        let window: Node = await withCheckedContinuation { continuation in
+            store.read(Fixture.scores, query: query) { continuation.resume(returning: $0) }
+        }
+        #expect(window == (try Fixture.node(#"{"a":{"s":5},"c":{"s":9}}"#)))
+        let everything: Node = await withCheckedContinuation { continuation in
+            store.read(.root, query: .all) { continuation.resume(returning: $0) }
+        }
+        #expect(everything == (await store.tree))
     }
 
     @Test("change records carry old and new values in apply order, before the completion")

@@ -31,7 +31,7 @@ struct CoordinatedWrite {
         let entries = targets.entries
         if let expected = targets.expectedHash, let first = entries.first {
             let current = before.value(at: first.path)
-            if current.hashString != expected { throw .stale(current: current) }
+            if Store.hash(of: current) != expected { throw .stale(current: current) }
         }
         var resolved: [ResolvedValue] = []
         for entry in entries {

@@ -13,7 +13,7 @@ enum LocalWrite {
         let entries = targets.entries
         if let expected = targets.expectedHash, let first = entries.first {
             let current = state.root.descendant(at: first.path)
-            if current.hashString != expected { throw .stale(current: current) }
+            if Store.hash(of: current) != expected { throw .stale(current: current) }
         }
         if entries.count == 1, let entry = entries.first, case .node(let path) = entry.target,
             entry.value.serverValues.isEmpty, state.wide.leaves.isEmpty
