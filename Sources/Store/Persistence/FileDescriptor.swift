@@ -47,7 +47,8 @@ struct FileDescriptor: Sendable {
         var done = 0
         while done < bytes.count {
             let written = bytes.withUnsafeBytes { raw in
-                pwrite(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset + done))
+                guard let base = raw.baseAddress else { return 0 }
+                return pwrite(descriptor, base + done, raw.count - done, off_t(offset + done))
             }
             if written < 0 {
                 if errno == EINTR { continue }

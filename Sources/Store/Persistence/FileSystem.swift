@@ -63,7 +63,8 @@ enum FileSystem {
         var filled = 0
         while filled < size {
             let count = bytes.withUnsafeMutableBytes { raw in
-                pread(file.descriptor, raw.baseAddress! + filled, size - filled, off_t(filled))
+                guard let base = raw.baseAddress else { return 0 }
+                return pread(file.descriptor, base + filled, size - filled, off_t(filled))
             }
             if count < 0 {
                 if errno == EINTR { continue }
