@@ -57,7 +57,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        .executableTarget(
+            name: "StoreBench", dependencies: ["Store", "DataModel"], path: "Benchmarks/StoreBench"),
+
         // MARK: - tests
+        .executableTarget(
+            name: "StoreCrashWriter", dependencies: ["Store", "DataModel"], path: "Tests/StoreCrashWriter"),
         .target(name: "TestSupport", dependencies: ["Primitives"], path: "Tests/TestSupport"),
         .testTarget(name: "PrimitivesTests", dependencies: ["Primitives", "TestSupport"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "TestSupport"]),
@@ -72,7 +77,7 @@ let package = Package(
         .testTarget(
             name: "StoreTests",
             dependencies: [
-                "Store", "DataModel", "TestSupport",
+                "Store", "DataModel", "Primitives", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(
