@@ -19,7 +19,8 @@ public final class WebSocketSession: @unchecked Sendable {
     /// The peer's address.
     public let remoteAddress: String
 
-    private weak var owner: ServerConnection?
+    /// Strong while open; released in `transportClosed` to break the cycle with the connection.
+    private var owner: ServerConnection?
     private var machine: WebSocketConnectionStateMachine
     private var pingOutstanding = false
     private var closed = false
@@ -36,7 +37,7 @@ public final class WebSocketSession: @unchecked Sendable {
     public var pendingOutboundBytes: Int { owner?.connection.pendingOutboundBytes ?? 0 }
 
     /// Whether the session has ended or is closing.
-    public var isClosed: Bool { closed || owner?.connection.isClosed ?? true }
+    public var isClosed: Bool { closed }
 
     // MARK: - Sending
 
@@ -118,6 +119,7 @@ public final class WebSocketSession: @unchecked Sendable {
 
     func transportClosed(reason: CloseReason) {
         closed = true
+        owner = nil
         let delegate = self.delegate
         self.delegate = nil
         delegate?.webSocketSessionDidClose(self, reason: reason)

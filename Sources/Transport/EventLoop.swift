@@ -29,6 +29,7 @@ public final class EventLoop: @unchecked Sendable {
 
     private var connections: [UInt64: Connection] = [:]
     private var pendingFlush: [Connection] = []
+    private var endOfPassWork: [() -> Void] = []
     private var flushScheduled = false
     private var sweepTimer: (any DispatchSourceTimer)?
 
@@ -88,6 +89,19 @@ public final class EventLoop: @unchecked Sendable {
     /// Queues `connection` for the end-of-pass flush.
     func scheduleFlush(_ connection: Connection) {
         pendingFlush.append(connection)
+        scheduleEndOfPass()
+    }
+
+    /// Runs `work` on this loop at the end of the current pass (after the read batch or hand-off
+    /// block in progress), before the flush. Fan-out uses it to collect everything one read batch
+    /// publishes and hand it to other loops in one block, so frames coalesce into one `writev`.
+    public func runAtEndOfPass(_ work: @escaping () -> Void) {
+        assertInLoop()
+        endOfPassWork.append(work)
+        scheduleEndOfPass()
+    }
+
+    private func scheduleEndOfPass() {
         if !flushScheduled {
             flushScheduled = true
             queue.async { [unowned self] in self.flushPending() }
@@ -99,6 +113,11 @@ public final class EventLoop: @unchecked Sendable {
     public func flushPending() {
         assertInLoop()
         flushScheduled = false
+        while !endOfPassWork.isEmpty {
+            let work = endOfPassWork
+            endOfPassWork.removeAll(keepingCapacity: true)
+            for item in work { item() }
+        }
         while !pendingFlush.isEmpty {
             let batch = pendingFlush
             pendingFlush.removeAll(keepingCapacity: true)
