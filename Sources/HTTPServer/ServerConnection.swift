@@ -76,7 +76,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             case .expectContinue:
                 sendPlaintext(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
             case .failure(let error):
-                var response = HTTPResponse.error(error.status, message: "\(error)")
+                var response = HTTPResponse.error(error.status, message: error.message)
                 response.headers.add(name: "Connection", value: "close")
                 sendPlaintext(response.encoded())
                 connection.closeAfterFlush(reason: .local("bad request: \(error.status.code)"))

@@ -148,7 +148,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     private func afterEnqueue() {
-        if outbound.pendingBytes > limits.hardLimit && !overLimitReported {
+        if outbound.backlogBytes > limits.hardLimit && !overLimitReported {
             overLimitReported = true
             if let handler { handler.connectionDidExceedOutboundLimit(self) } else { close(reason: .slowConsumer) }
             if isClosed { return }

@@ -3,13 +3,15 @@
 /// Above `highWaterMark` the connection stops reading its peer's requests (a client that does not
 /// read its responses cannot make us queue more); below `lowWaterMark` it resumes and the handler
 /// hears `connectionDidDrain`; past `hardLimit` the handler hears `connectionDidExceedOutboundLimit`
-/// and the connection is cut off, so one slow reader never grows memory without bound.
+/// and the connection is cut off, so one slow reader never grows memory without bound. The hard
+/// limit counts the backlog behind the chunk in flight: a single message larger than the limit
+/// (up to the WebSocket message limit) still goes out; a queue of them does not.
 public struct OutboundLimits: Sendable, Equatable {
     /// Resume reading / report drained below this many pending bytes. Default 256 KiB.
     public var lowWaterMark: Int
     /// Stop reading above this many pending bytes. Default 1 MiB.
     public var highWaterMark: Int
-    /// Cut the connection off above this many pending bytes. Default 8 MiB.
+    /// Cut the connection off when more than this many bytes wait behind the chunk in flight. Default 8 MiB.
     public var hardLimit: Int
 
     /// Creates limits; defaults suit WebSocket fan-out of small messages.

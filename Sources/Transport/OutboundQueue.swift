@@ -14,6 +14,13 @@ struct OutboundQueue {
 
     var isEmpty: Bool { head == chunks.count }
 
+    /// Bytes queued behind the chunk at the front (the one in flight). The slow-consumer limit
+    /// applies to this backlog, so one large message (a 16 MiB echo) never trips it by itself.
+    var backlogBytes: Int {
+        guard head < chunks.count, let front = chunks[head] else { return 0 }
+        return pendingBytes - (front.count - headOffset)
+    }
+
     mutating func append(_ chunk: ByteChunk) {
         guard chunk.count > 0 else { return }
         chunks.append(chunk)
