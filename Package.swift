@@ -39,6 +39,7 @@ let package = Package(
 
         // MARK: - data
         .target(name: "Store", dependencies: ["DataModel", "Primitives"]),
+        .target(name: "Wire", dependencies: ["DataModel", "Primitives"]),
 
         // MARK: - compose
         .target(
@@ -75,6 +76,7 @@ let package = Package(
                 "Store", "DataModel", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "DataModel", "TestSupport"]),
         .testTarget(
             name: "ServerIntegrationTests",
             dependencies: ["HTTPServer", "Transport", "TLS", "HTTP1", "WebSocket", "WebSocketDeflate", "TestSupport"]),
