@@ -45,8 +45,6 @@ enum WireKey {
     static let helloHost = "h"
     /// Hello: session id.
     static let helloSession = "s"
-    /// The protocol version this module speaks.
-    static let protocolVersion = "5"
 
     // MARK: Data messages (§5.1)
 

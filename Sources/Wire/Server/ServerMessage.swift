@@ -63,8 +63,11 @@ public struct Handshake: Sendable, Equatable {
     /// Protocol version, `"5"`.
     public var version: String
 
-    /// Creates a hello for protocol version 5.
-    public init(timestamp: Int, host: String, sessionID: String, version: String = "5") {
+    /// The protocol version this module speaks (the `v` of the hello and of the connection URL).
+    public static let protocolVersion = "5"
+
+    /// Creates a hello, for protocol version 5 unless told otherwise.
+    public init(timestamp: Int, host: String, sessionID: String, version: String = Handshake.protocolVersion) {
         self.timestamp = timestamp
         self.host = host
         self.sessionID = sessionID
