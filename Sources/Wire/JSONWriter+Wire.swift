@@ -32,8 +32,23 @@ extension JSONWriter {
     }
 
     /// Writes a path in canonical text form (`"/"`, `"/a/b"`), which every SDK accepts.
+    ///
+    /// Keys cannot hold control characters, so only `"` and `\` would need escaping; paths without them (nearly
+    /// all) are copied key by key without building the path's text first.
     mutating func writePath(_ path: Path) {
-        writeString(path.description)
+        let plain = path.keys.allSatisfy { key in
+            !key.string.utf8.contains { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        }
+        guard plain, !path.isRoot else {
+            writeString(path.description)
+            return
+        }
+        writeASCII("\"")
+        for key in path.keys {
+            writeASCII("/")
+            writeRaw(key.string.utf8)
+        }
+        writeASCII("\"")
     }
 
     /// Writes a write target relative to a merge's path: `"a/b"`, `"a/b/.priority"`, `".priority"`.

@@ -10,8 +10,10 @@ struct MessageObject {
     let message: UnsafeRawBufferPointer
     /// This object's member path from the envelope (`d.b`), `""` for the message itself.
     let name: String
-    /// Members in input order with ranges into ``message``.
+    /// Members in input order with ranges relative to ``offset``.
     let members: [(key: String, range: Range<Int>)]
+    /// Where this object starts in ``message``.
+    let offset: Int
     /// Nesting limit for decoding members.
     let maxNesting: Int
 
@@ -21,13 +23,12 @@ struct MessageObject {
     init(message: UnsafeRawBufferPointer, range: Range<Int>, name: String, maxNesting: Int) throws(MessageProblem) {
         let slice = UnsafeRawBufferPointer(rebasing: message[range])
         do {
-            members = try JSONReader.readMembers(slice, maxNesting: maxNesting, maxBytes: Int.max).map {
-                ($0.key, ($0.range.lowerBound + range.lowerBound)..<($0.range.upperBound + range.lowerBound))
-            }
+            members = try JSONReader.readMembers(slice, maxNesting: maxNesting, maxBytes: Int.max)
         } catch {
             throw .wrongType(member: name, expected: .object)
         }
         self.message = message
+        self.offset = range.lowerBound
         self.name = name
         self.maxNesting = maxNesting
     }
@@ -35,6 +36,7 @@ struct MessageObject {
     /// An object without members (a request whose `b` is absent).
     init(emptyIn message: UnsafeRawBufferPointer, name: String, maxNesting: Int) {
         self.message = message
+        self.offset = 0
         self.name = name
         self.members = []
         self.maxNesting = maxNesting
@@ -52,9 +54,12 @@ struct MessageObject {
         return range
     }
 
-    /// The byte range of member `key` even when its value is `null`, `nil` only when absent.
+    /// The byte range in ``message`` of member `key` even when its value is `null`, `nil` only when absent.
     func rawRange(of key: String) -> Range<Int>? {
-        members.last(where: { $0.key.utf8.elementsEqual(key.utf8) })?.range
+        let count = key.utf8.count
+        guard let member = members.last(where: { $0.key.utf8.count == count && $0.key.utf8.elementsEqual(key.utf8) })
+        else { return nil }
+        return (member.range.lowerBound + offset)..<(member.range.upperBound + offset)
     }
 
     /// The bytes of `range`.
@@ -141,7 +146,7 @@ struct MessageObject {
         return strings
     }
 
-    /// Whether member `key` is present and its value starts with `{`.
+    /// Whether the (validated) value at `range` is an object.
     func isObject(_ range: Range<Int>) -> Bool {
         message[range.lowerBound] == UInt8(ascii: "{")
     }

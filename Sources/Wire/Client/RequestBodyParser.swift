@@ -27,9 +27,10 @@ struct RequestBodyParser {
         case WireKey.listenAction, WireKey.legacyListenAction:
             return .listen(try listen())
         case WireKey.unlistenAction, WireKey.legacyUnlistenAction:
+            let path = try path()
             let (query, object) = try query()
             return .unlisten(
-                UnlistenRequest(path: try path(), query: query, queryObject: object, tag: try body.integer(WireKey.tag)))
+                UnlistenRequest(path: path, query: query, queryObject: object, tag: try body.integer(WireKey.tag)))
         case WireKey.putAction:
             return .put(try put(allowingHash: true))
         case WireKey.mergeAction:
@@ -41,8 +42,9 @@ struct RequestBodyParser {
         case WireKey.onDisconnectCancelAction:
             return .onDisconnectCancel(path: try path())
         case WireKey.getAction:
+            let path = try path()
             let (query, object) = try query()
-            return .get(GetRequest(path: try path(), query: query, queryObject: object))
+            return .get(GetRequest(path: path, query: query, queryObject: object))
         default:
             return nil
         }
@@ -91,13 +93,16 @@ struct RequestBodyParser {
     }
 
     private func put(allowingHash: Bool) throws(MessageProblem) -> PutRequest {
-        let member = body.memberName(WireKey.path)
         let text = try body.requiredString(WireKey.path)
         let target: WriteTarget
         do {
-            target = try WriteTarget(parsing: text, limits: limits)
+            // Keys never contain ".", so only a path with one can address a priority (or be invalid, which the
+            // write-target parser reports the same way); the rest are plain paths.
+            target =
+                text.utf8.contains(UInt8(ascii: "."))
+                ? try WriteTarget(parsing: text, limits: limits) : .node(try Path(text, limits: limits))
         } catch {
-            throw .invalidPath(member: member, error)
+            throw .invalidPath(member: body.memberName(WireKey.path), error)
         }
         let depth: Int
         switch target {

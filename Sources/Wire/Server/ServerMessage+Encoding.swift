@@ -116,11 +116,18 @@ extension JSONWriter {
     /// Writes `,"t":TAG}}}` or `}}}`.
     mutating func closePush(tag: Int?) {
         if let tag {
-            writeKey(WireKey.tag)
+            writeRaw(Self.tagMember)
             writeInteger(tag)
         }
         writeASCII("}}}")
     }
+
+    /// `,"t":`, built once: it is written per listen on the fan-out path.
+    private static let tagMember: [UInt8] = {
+        var writer = JSONWriter(capacity: 8)
+        writer.writeKey(WireKey.tag)
+        return writer.bytes
+    }()
 
     /// Writes a merge push's `d`: relative paths to export-format values, in the given order.
     mutating func writeMergeChanges(_ changes: [MergeChange]) {
