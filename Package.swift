@@ -39,6 +39,7 @@ let package = Package(
 
         // MARK: - data
         .target(name: "Store", dependencies: ["DataModel", "Primitives"]),
+        .target(name: "Wire", dependencies: ["DataModel", "Primitives"]),
 
         // MARK: - compose
         .target(
@@ -80,6 +81,7 @@ let package = Package(
                 "Store", "DataModel", "Primitives", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "DataModel", "TestSupport"]),
         .testTarget(
             name: "ServerIntegrationTests",
             dependencies: ["HTTPServer", "Transport", "TLS", "HTTP1", "WebSocket", "WebSocketDeflate", "TestSupport"]),

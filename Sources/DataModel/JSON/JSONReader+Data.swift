@@ -55,6 +55,9 @@ struct DataReader {
     var placeholders: [ServerValuePlaceholder] = []
     /// Keys from the write location down to the value being read.
     var path: [Key] = []
+    /// Children of the objects being read, innermost last: one growing buffer instead of one growing array per
+    /// object, so each finished object is copied once into an exactly sized array (no slack capacity in the tree).
+    private var scratch: [ChildEntry] = []
 
     init(scanner: JSONScanner, baseDepth: Int, limits: DataLimits) {
         self.scanner = scanner
@@ -113,7 +116,8 @@ struct DataReader {
 
     private mutating func readArray(level: Int, nesting: Int) throws(JSONError) -> Parsed {
         scanner.index += 1
-        var entries: ContiguousArray<ChildEntry> = []
+        let base = scratch.count
+        defer { scratch.removeSubrange(base...) }
         if try scanner.peek() == UInt8(ascii: "]") {
             scanner.index += 1
             return .node(.empty)
@@ -124,17 +128,18 @@ struct DataReader {
             try enter(key, level: level, at: scanner.index)
             let child = childNode(try readData(level: level + 1, nesting: nesting))
             path.removeLast()
-            if !child.isEmpty { entries.append(ChildEntry(key: key, node: child)) }
+            if !child.isEmpty { scratch.append(ChildEntry(key: key, node: child)) }
             position += 1
             if try JSONReader.endOfContainer(&scanner, close: UInt8(ascii: "]")) { break }
         }
-        return .node(Node(sortedChildren: entries, priority: nil))
+        return .node(Node(sortedChildren: ContiguousArray(scratch[base...]), priority: nil))
     }
 
     private mutating func readObject(level: Int, nesting: Int) throws(JSONError) -> Parsed {
         let objectStart = scanner.index
         scanner.index += 1
-        var entries: ContiguousArray<ChildEntry> = []
+        let base = scratch.count
+        defer { scratch.removeSubrange(base...) }
         var priority: Priority?
         var dotValue: Parsed?
         var serverValue: ServerValue?
@@ -171,24 +176,24 @@ struct DataReader {
                 try enter(key, level: level, at: keyStart)
                 let child = childNode(try readData(level: level + 1, nesting: nesting))
                 path.removeLast()
-                if !child.isEmpty { entries.append(ChildEntry(key: key, node: child)) }
+                if !child.isEmpty { scratch.append(ChildEntry(key: key, node: child)) }
             }
             if try JSONReader.endOfContainer(&scanner, close: UInt8(ascii: "}")) { break }
         }
         if let serverValue {
-            guard entries.isEmpty && !sawDotValue else { throw dataError(.metadataWithChildren, at: objectStart) }
+            guard scratch.count == base && !sawDotValue else { throw dataError(.metadataWithChildren, at: objectStart) }
             return .serverValue(serverValue, priority: priority)
         }
         if sawDotValue {
-            guard entries.isEmpty else { throw dataError(.metadataWithChildren, at: objectStart) }
+            guard scratch.count == base else { throw dataError(.metadataWithChildren, at: objectStart) }
             switch dotValue {
             case .node(let node)?: return .node(node.withPriority(priority))
             case .serverValue(let value, _)?: return .serverValue(value, priority: priority)
             case nil: return .node(.empty)
             }
         }
-        try sortChildren(&entries, objectStart: objectStart)
-        return .node(Node(sortedChildren: entries, priority: priority))
+        try Self.sortChildren(&scratch[base...], objectStart: objectStart)
+        return .node(Node(sortedChildren: ContiguousArray(scratch[base...]), priority: priority))
     }
 
     private mutating func skipToValue() throws(JSONError) -> Int {
@@ -222,20 +227,37 @@ struct DataReader {
 
     /// Sorts children into key order (inputs written by us or by push ids usually already are) and rejects
     /// duplicate keys.
-    private func sortChildren(_ entries: inout ContiguousArray<ChildEntry>, objectStart: Int) throws(JSONError) {
+    private static func sortChildren(_ entries: inout ArraySlice<ChildEntry>, objectStart: Int) throws(JSONError) {
+        func duplicate(_ key: Key) -> JSONError {
+            JSONError(offset: objectStart, reason: .invalidData(.duplicateKey(key.string)))
+        }
         var sorted = true
         for index in entries.indices.dropFirst() {
             let order = Key.compare(entries[index - 1].key, entries[index].key)
-            if order == 0 { throw dataError(.duplicateKey(entries[index].key.string), at: objectStart) }
+            if order == 0 { throw duplicate(entries[index].key) }
             if order > 0 {
                 sorted = false
                 break
             }
         }
         guard !sorted else { return }
-        entries.sort { Key.compare($0.key, $1.key) < 0 }
+        if entries.count <= 16 {
+            // Insertion sort through a buffer pointer: typical records have a handful of keys, and the generic sort's
+            // closure copies (and retains) both elements on every comparison.
+            entries.withUnsafeMutableBufferPointer { buffer in
+                for index in 1..<buffer.count {
+                    var position = index
+                    while position > 0 && Key.compare(buffer[position - 1].key, buffer[position].key) > 0 {
+                        buffer.swapAt(position - 1, position)
+                        position -= 1
+                    }
+                }
+            }
+        } else {
+            entries.sort { Key.compare($0.key, $1.key) < 0 }
+        }
         for index in entries.indices.dropFirst() where entries[index - 1].key == entries[index].key {
-            throw dataError(.duplicateKey(entries[index].key.string), at: objectStart)
+            throw duplicate(entries[index].key)
         }
     }
 }

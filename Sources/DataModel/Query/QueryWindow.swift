@@ -60,6 +60,7 @@ public struct QueryWindow: Sendable {
             for change in changes { classifyUnlimited(change, into: &diff) }
             return diff.events(query: query) { position in predecessorInBounds(of: position, index: index) }
         }
+        if isUnaffected(by: changes) { return [] }
         let newWindow = Self.selection(query, index)
         compare(old: window, new: newWindow, changes: changes, node: node, into: &diff)
         window = newWindow
@@ -67,6 +68,22 @@ public struct QueryWindow: Sendable {
             let (rank, _) = Self.search(newWindow, position)
             return rank > 0 ? newWindow[rank - 1].key : nil
         }
+    }
+
+    /// Whether a full limited window keeps its members and values: every old and new position of the changed
+    /// children lies outside the bounds, or on the side of the window that the limit cuts off (before the first
+    /// member for `limitToLast`, after the last for `limitToFirst`). O(changes) instead of O(log n + limit).
+    private func isUnaffected(by changes: [ChildChange]) -> Bool {
+        guard let limit = query.limit, window.count == limit, let first = window.first, let last = window.last else {
+            return false
+        }
+        func outside(_ node: Node, _ key: Key) -> Bool {
+            if node.isEmpty { return true }
+            let position = query.position(of: node, key: key)
+            if !query.boundsContain(position) { return true }
+            return query.anchor == .last ? position < first : last < position
+        }
+        return changes.allSatisfy { outside($0.old, $0.key) && outside($0.new, $0.key) }
     }
 
     private func classifyUnlimited(_ change: ChildChange, into diff: inout WindowDiff) {

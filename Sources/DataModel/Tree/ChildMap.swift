@@ -69,14 +69,22 @@ struct ChildMap: Sendable {
             representation = entries.count > Self.flatLimit ? .tree(SortedTree(sorted: entries)) : .flat(entries)
             return result
         case .tree(var tree):
-            representation = .flat([])
-            var node = tree.element(for: key)?.node ?? .empty
-            if !node.isEmpty {
-                // Replace with a placeholder first so `node` holds the only reference to its storage.
-                tree.upsert(ChildEntry(key: key, node: .empty))
+            representation = .flat([])  // so `tree` holds the only reference to its root
+            var becameEmpty = false
+            let modified = tree.modify(key) { entry -> R in
+                let result = body(&entry.node)
+                becameEmpty = entry.node.isEmpty
+                return result
             }
-            let result = body(&node)
-            if node.isEmpty { tree.remove(key) } else { tree.upsert(ChildEntry(key: key, node: node)) }
+            let result: R
+            if let modified {
+                result = modified
+                if becameEmpty { tree.remove(key) }
+            } else {
+                var node = Node.empty
+                result = body(&node)
+                if !node.isEmpty { tree.upsert(ChildEntry(key: key, node: node)) }
+            }
             representation = tree.count < Self.flatLimit / 2 ? .flat(ContiguousArray(tree)) : .tree(tree)
             return result
         }

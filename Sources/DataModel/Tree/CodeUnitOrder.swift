@@ -12,6 +12,8 @@
 enum CodeUnitOrder {
     /// Three-way comparison of two UTF-8 byte sequences in UTF-16 code-unit order: negative, zero or positive.
     static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        // The same storage (a key compared with its own copy, common in index and window maintenance).
+        if a.baseAddress == b.baseAddress && a.count == b.count { return 0 }
         let common = min(a.count, b.count)
         var index = 0
         while index < common {

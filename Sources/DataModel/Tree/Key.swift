@@ -88,6 +88,7 @@ public struct Key: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Key order over two UTF-8 byte sequences.
     static func compareBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        if a.baseAddress == b.baseAddress && a.count == b.count { return 0 }  // the same storage
         switch (parseInteger(a), parseInteger(b)) {
         case (let x?, let y?):
             if x != y { return x < y ? -1 : 1 }

@@ -137,6 +137,13 @@ struct SortedTree<Element: SortedTreeElement> {
         return replaced
     }
 
+    /// Gives `body` in-place access to the element with `key` in one descent (copying shared nodes on the way);
+    /// returns `nil` without calling `body` when there is none. `body` must not change the element's sort key.
+    mutating func modify<R>(_ key: Element.SortKey, _ body: (inout Element) -> R) -> R? {
+        if !isKnownUniquelyReferenced(&root) { root = root.copy() }
+        return root.modify(key, body)
+    }
+
     /// Removes and returns the element with `key`, if any.
     @discardableResult
     mutating func remove(_ key: Element.SortKey) -> Element? {

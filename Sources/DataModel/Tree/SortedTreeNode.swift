@@ -84,6 +84,15 @@ final class SortedTreeNode<Element: SortedTreeElement>: @unchecked Sendable {
         return children[index]
     }
 
+    /// In-place access to the element with `key` (see ``SortedTree/modify(_:_:)``).
+    func modify<R>(_ key: Element.SortKey, _ body: (inout Element) -> R) -> R? {
+        if isLeaf {
+            let (index, found) = elementIndex(for: key)
+            return found ? body(&elements[index]) : nil
+        }
+        return uniqueChild(childIndex(for: key)).modify(key, body)
+    }
+
     /// Inserts or replaces; returns the replaced element and a new right sibling when this node split.
     func upsert(_ element: Element) -> (replaced: Element?, split: SortedTreeNode?) {
         if isLeaf {
