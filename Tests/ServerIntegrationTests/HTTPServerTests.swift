@@ -77,6 +77,19 @@ struct HTTPServerTests {
         #expect(response.text.hasPrefix("{"))
     }
 
+    @Test("a streaming response sends chunks as they are produced and ends with the last chunk")
+    func streaming() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        try client.send("GET /stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        let response = try client.readResponse()
+        #expect(response.status == 200)
+        #expect(response.headers["content-type"] == "text/event-stream")
+        #expect(response.text == "event: put\ndata: 1\n\nevent: put\ndata: 2\n\n")
+        #expect(client.waitForClose())
+    }
+
     @Test("routing errors (404, 405) keep the connection open")
     func routingErrorsKeepAlive() throws {
         let server = try TestServer()

@@ -33,6 +33,17 @@ struct TestRouter: Router {
         switch request.head.path {
         case "/body":
             return .respond(HTTPResponse(status: .ok, headers: HTTPHeaders(), body: request.body))
+        case "/stream":
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "text/event-stream")
+            headers.add(name: "Transfer-Encoding", value: "chunked")
+            return .stream(head: HTTPResponseHead(status: .ok, headers: headers)) { stream in
+                stream.send(Array("event: put\ndata: 1\n\n".utf8))
+                stream.loop.execute {
+                    stream.send(Array("event: put\ndata: 2\n\n".utf8))
+                    stream.finish()
+                }
+            }
         case "/get-only":
             guard request.head.method == "GET" else {
                 return .respond(.error(.methodNotAllowed, message: "only GET"))
