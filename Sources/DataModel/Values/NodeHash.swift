@@ -38,8 +38,8 @@ public enum NodeHash {
             text += "number:" + hexBits(number)
         case .string(let string):
             text += "string:" + string
-        case .children(let map):
-            for entry in priorityOrder(map) {
+        case .children, .record:
+            for entry in priorityOrder(node.withoutPriority) {
                 let hash = childHash(entry.node)
                 guard !hash.isEmpty else { continue }
                 text += ":" + entry.key.string + ":" + hash
@@ -49,8 +49,8 @@ public enum NodeHash {
     }
 
     /// The children in priority-index order (§7.4); plain key order when no child has a priority.
-    static func priorityOrder(_ map: ChildMap) -> [ChildEntry] {
-        let entries = Array(map)
+    static func priorityOrder(_ node: Node) -> [ChildEntry] {
+        let entries = Array(node.children)
         guard entries.contains(where: { $0.node.priority != nil }) else { return entries }
         return entries.sorted { left, right in
             switch (left.node.priority, right.node.priority) {
