@@ -57,6 +57,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // MARK: - benchmarks
+        .executableTarget(name: "DataBench", dependencies: ["DataModel"], path: "Benchmarks/DataBench"),
+
         // MARK: - tests
         .target(name: "TestSupport", dependencies: ["Primitives"], path: "Tests/TestSupport"),
         .testTarget(name: "PrimitivesTests", dependencies: ["Primitives", "TestSupport"]),
