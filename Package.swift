@@ -58,9 +58,13 @@ let package = Package(
             ]),
 
         // MARK: - benchmarks
+        .executableTarget(
+            name: "StoreBench", dependencies: ["Store", "DataModel"], path: "Benchmarks/StoreBench"),
         .executableTarget(name: "DataBench", dependencies: ["DataModel"], path: "Benchmarks/DataBench"),
 
         // MARK: - tests
+        .executableTarget(
+            name: "StoreCrashWriter", dependencies: ["Store", "DataModel"], path: "Tests/StoreCrashWriter"),
         .target(name: "TestSupport", dependencies: ["Primitives"], path: "Tests/TestSupport"),
         .testTarget(name: "PrimitivesTests", dependencies: ["Primitives", "TestSupport"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "TestSupport"]),
@@ -75,7 +79,7 @@ let package = Package(
         .testTarget(
             name: "StoreTests",
             dependencies: [
-                "Store", "DataModel", "TestSupport",
+                "Store", "DataModel", "Primitives", "TestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(

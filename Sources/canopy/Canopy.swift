@@ -4,5 +4,7 @@ import ArgumentParser
 @main
 struct Canopy: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "A self-hosted realtime database gateway speaking the Firebase protocols.")
+        abstract: "A self-hosted realtime database gateway speaking the Firebase protocols.",
+        subcommands: [Serve.self, ExportCommand.self, ImportCommand.self],
+        defaultSubcommand: Serve.self)
 }

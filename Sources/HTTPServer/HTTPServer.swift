@@ -1,0 +1,143 @@
+import Dispatch
+import HTTP1
+import Logging
+import TLS
+import Transport
+
+/// Canopy's HTTP/1.1 + WebSocket server on Dispatch: listeners, event loops, built-in endpoints
+/// (`/.health`, the optional echo and broadcast endpoints) and graceful shutdown. Everything
+/// else is routed to the ``Router`` the gateway supplies.
+public final class HTTPServer: @unchecked Sendable {
+    // Immutable after `start()` except `listeners`, which `start`/`shutdown` touch from the caller's thread.
+
+    /// The configuration the server runs with.
+    public let configuration: ServerConfiguration
+    /// Connection counters.
+    public let metrics = ServerMetrics()
+    let logger: Logger
+    private let router: any Router
+    private let group: EventLoopGroup
+    private let broadcastHub: BroadcastHub
+    let webSocketUpgrade: WebSocketUpgrade
+    private var listeners: [Listener] = []
+    private var tlsContext: TLSContext?
+
+    /// Creates a server; nothing is bound until ``start()``.
+    public init(configuration: ServerConfiguration, router: any Router, logger: Logger) {
+        self.configuration = configuration
+        self.router = router
+        self.logger = logger
+        self.group = EventLoopGroup(count: configuration.eventLoops > 0 ? configuration.eventLoops : System.coreCount)
+        self.broadcastHub = BroadcastHub(group: group)
+        self.webSocketUpgrade = WebSocketUpgrade(configuration: configuration)
+    }
+
+    /// The event loops connections run on.
+    public var eventLoops: EventLoopGroup { group }
+
+    /// Binds the listeners and starts accepting.
+    ///
+    /// - Returns: the bound plain address, then the TLS address when TLS is configured.
+    @discardableResult
+    public func start() throws -> [SocketAddress] {
+        ResourceLimits.ignoreSIGPIPE()
+        let refusal = HTTPResponse.error(.serviceUnavailable, message: "too many connections")
+        var refusalResponse = refusal
+        refusalResponse.headers.add(name: "Connection", value: "close")
+        let overflow = refusalResponse.encoded()
+
+        let plain = try Listener(
+            address: SocketAddress(host: configuration.host, port: configuration.port), group: group,
+            maxConnections: configuration.maxConnections, overflowResponse: overflow
+        ) { [unowned self] connection in self.accept(connection, tls: nil) }
+        listeners.append(plain)
+
+        if let tlsConfiguration = configuration.tls {
+            let context = try TLSContext.server(
+                certificateChainPath: tlsConfiguration.certificatePath, privateKeyPath: tlsConfiguration.privateKeyPath)
+            tlsContext = context
+            let secure = try Listener(
+                address: SocketAddress(host: configuration.host, port: tlsConfiguration.port), group: group,
+                maxConnections: configuration.maxConnections, overflowResponse: []
+            ) { [unowned self] connection in self.accept(connection, tls: context) }
+            listeners.append(secure)
+        }
+        for listener in listeners { listener.start() }
+        return listeners.map(\.boundAddress)
+    }
+
+    /// Live connections across all listeners.
+    public var liveConnections: Int { listeners.reduce(0) { $0 + $1.liveConnections.value } }
+
+    /// Connections refused at the connection limit.
+    public var refusedConnections: UInt64 { listeners.reduce(0) { $0 + $1.refusedConnections.load } }
+
+    private func accept(_ connection: Connection, tls: TLSContext?) {
+        metrics.accepted.increment()
+        var session: TLSSession?
+        if let tls {
+            do {
+                session = try TLSSession(context: tls)
+            } catch {
+                logger.error("tls.session_failed", metadata: ["error": "\(error)"])
+                connection.close(reason: .local("TLS session could not be created"))
+                return
+            }
+        }
+        connection.handler = ServerConnection(connection: connection, server: self, tls: session)
+    }
+
+    func connectionClosed(reason: CloseReason) {
+        metrics.recordClose(reason)
+        if reason == .slowConsumer {
+            logger.info("connection.slow_consumer_closed")
+        }
+    }
+
+    // MARK: - Routing
+
+    func route(_ request: HTTPRequest, context: RequestContext) -> Route {
+        let path = request.head.path
+        if path == "/.health" {
+            return .respond(.json(status: .ok, body: Array(#"{"status":"ok"}"#.utf8)))
+        }
+        if let echoPath = configuration.echoPath, path == echoPath {
+            return .webSocket { _ in EchoEndpoint() }
+        }
+        if let broadcastPath = configuration.broadcastPath, path == broadcastPath {
+            let hub = broadcastHub
+            return .webSocket { _ in BroadcastEndpoint(hub: hub) }
+        }
+        return router.route(request, context: context)
+    }
+
+    // MARK: - Shutdown
+
+    /// Graceful shutdown: stops accepting, asks every connection to close (WebSocket 1001),
+    /// waits until all are gone or the deadline passes, then closes what is left.
+    /// Blocks the calling thread (a process edge: the signal handler or a test).
+    public func shutdown() {
+        for listener in listeners { listener.stop() }
+        for loop in group.loops {
+            loop.queue.sync {
+                for connection in loop.openConnections { connection.shutDown() }
+                loop.flushPending()
+            }
+        }
+        let deadline = MonotonicClock.nowNanoseconds() &+ UInt64(configuration.shutdownDeadlineSeconds * 1e9)
+        while liveConnections > 0 && MonotonicClock.nowNanoseconds() < deadline {
+            usleepMilliseconds(10)
+        }
+        for loop in group.loops {
+            loop.queue.sync {
+                for connection in loop.openConnections { connection.close(reason: .shutdown) }
+            }
+        }
+        logger.info("server.stopped", metadata: ["connections.left": "\(liveConnections)"])
+    }
+}
+
+private func usleepMilliseconds(_ milliseconds: Int) {
+    let semaphore = DispatchSemaphore(value: 0)
+    _ = semaphore.wait(timeout: .now() + .milliseconds(milliseconds))
+}

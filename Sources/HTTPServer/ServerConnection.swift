@@ -1,0 +1,215 @@
+import HTTP1
+import Logging
+import Primitives
+import TLS
+import Transport
+import WebSocket
+
+/// The protocol state of one accepted connection: optional TLS, then HTTP/1.1 requests, then
+/// possibly a WebSocket session or a streaming response. Owned by the connection's loop.
+final class ServerConnection: ConnectionHandler, @unchecked Sendable {
+    // Every property is owned by `connection.loop.queue`.
+
+    enum Mode {
+        case http
+        case webSocket(WebSocketSession)
+        case stream(ResponseStream)
+    }
+
+    let connection: Connection
+    let server: HTTPServer
+    private let tls: TLSSession?
+    private var parser: HTTPRequestParser
+    private var mode = Mode.http
+    private let handshakeTimeout: UInt64
+
+    init(connection: Connection, server: HTTPServer, tls: TLSSession?) {
+        self.connection = connection
+        self.server = server
+        self.tls = tls
+        self.parser = HTTPRequestParser(limits: server.configuration.httpLimits)
+        self.handshakeTimeout = UInt64(server.configuration.handshakeTimeoutSeconds * 1e9)
+        connection.limits = server.configuration.outboundLimits
+        connection.idleTimeoutNanoseconds = UInt64(server.configuration.idleTimeoutSeconds * 1e9)
+        connection.handshakeDeadline = MonotonicClock.nowNanoseconds() &+ handshakeTimeout
+    }
+
+    // MARK: - Inbound
+
+    func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
+        guard let tls else {
+            plaintextReceived(bytes)
+            return
+        }
+        do {
+            let plaintext = try tls.receivedCiphertext(bytes)
+            flushCiphertext()
+            if !plaintext.isEmpty { plaintext.withUnsafeBytes { plaintextReceived($0) } }
+            if tls.peerClosed { connection.closeAfterFlush(reason: .peerClosed) }
+        } catch TLSError.plaintextHTTPRequest {
+            var response = HTTPResponse.error(.badRequest, message: "this port speaks TLS: use https:// or wss://")
+            response.headers.add(name: "Connection", value: "close")
+            connection.write(response.encoded())
+            connection.closeAfterFlush(reason: .local("plain HTTP on the TLS port"))
+        } catch {
+            flushCiphertext()
+            server.logger.debug("tls.failed", metadata: ["connection.id": "\(connection.id)", "error": "\(error)"])
+            connection.closeAfterFlush(reason: .local("TLS error"))
+        }
+    }
+
+    private func plaintextReceived(_ bytes: UnsafeRawBufferPointer) {
+        switch mode {
+        case .http:
+            parser.feed(bytes)
+            processRequests()
+        case .webSocket(let session):
+            session.bytesReceived(bytes)
+        case .stream:
+            break  // a streaming client has nothing more to say; ignore what it sends
+        }
+    }
+
+    private func processRequests() {
+        while case .http = mode, !connection.isClosed, let event = parser.next() {
+            switch event {
+            case .expectContinue:
+                sendPlaintext(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+            case .failure(let error):
+                var response = HTTPResponse.error(error.status, message: "\(error)")
+                response.headers.add(name: "Connection", value: "close")
+                sendPlaintext(response.encoded())
+                connection.closeAfterFlush(reason: .local("bad request: \(error.status.code)"))
+                return
+            case .request(let request):
+                connection.handshakeDeadline = nil
+                handle(request)
+            }
+        }
+        if case .http = mode, !connection.isClosed, connection.handshakeDeadline == nil, parser.hasPartialRequest {
+            connection.handshakeDeadline = MonotonicClock.nowNanoseconds() &+ handshakeTimeout
+        }
+    }
+
+    private func handle(_ request: HTTPRequest) {
+        let context = RequestContext(remoteAddress: connection.remoteAddress, isSecure: tls != nil)
+        switch server.route(request, context: context) {
+        case .respond(var response):
+            let keepAlive = request.head.keepAlive
+            if !keepAlive { response.headers.add(name: "Connection", value: "close") }
+            sendPlaintext(response.encoded())
+            if !keepAlive { connection.closeAfterFlush(reason: .local("request done")) }
+        case .webSocket(let makeDelegate):
+            upgrade(request, makeDelegate: makeDelegate)
+        case .stream(let head, let start):
+            let stream = ResponseStream(owner: self)
+            mode = .stream(stream)
+            connection.idleTimeoutNanoseconds = 0
+            sendPlaintext(head.encoded())
+            start(stream)
+        }
+    }
+
+    private func upgrade(
+        _ request: HTTPRequest, makeDelegate: @Sendable (WebSocketSession) -> any WebSocketSessionDelegate
+    ) {
+        switch server.webSocketUpgrade.negotiate(request.head) {
+        case .failure(let rejection):
+            var response = rejection.response
+            response.headers.add(name: "Connection", value: "close")
+            sendPlaintext(response.encoded())
+            connection.closeAfterFlush(reason: .local("websocket handshake rejected"))
+        case .success(let accepted):
+            sendPlaintext(accepted.response.encoded())
+            let session = WebSocketSession(owner: self, machine: accepted.machine)
+            mode = .webSocket(session)
+            session.delegate = makeDelegate(session)
+            session.delegate?.webSocketSessionDidOpen(session)
+            let leftover = parser.takeUnparsedBytes()
+            if !leftover.isEmpty { leftover.withUnsafeBytes { session.bytesReceived($0) } }
+        }
+    }
+
+    // MARK: - Outbound
+
+    /// Sends plaintext bytes (encrypting them first on a TLS connection).
+    func sendPlaintext(_ bytes: [UInt8]) {
+        guard let tls else {
+            connection.write(bytes)
+            return
+        }
+        bytes.withUnsafeBytes { sendEncrypted($0, tls: tls) }
+    }
+
+    /// Sends a shared chunk as is (plain connections) or encrypted (TLS).
+    func sendPlaintext(_ chunk: ByteChunk) {
+        guard let tls else {
+            connection.write(chunk)
+            return
+        }
+        sendEncrypted(chunk.bytes, tls: tls)
+    }
+
+    private func sendEncrypted(_ bytes: UnsafeRawBufferPointer, tls: TLSSession) {
+        do {
+            try tls.writePlaintext(bytes)
+            flushCiphertext()
+        } catch {
+            connection.close(reason: .local("TLS write failed"))
+        }
+    }
+
+    private func flushCiphertext() {
+        while let tls, let ciphertext = tls.takeCiphertext() {
+            connection.write(ciphertext)
+        }
+    }
+
+    // MARK: - Transport events
+
+    func connectionDidBecomeIdle(_ connection: Connection) {
+        if case .webSocket(let session) = mode {
+            session.idle()
+        } else {
+            connection.close(reason: .idleTimeout)
+        }
+    }
+
+    func connectionDidExceedOutboundLimit(_ connection: Connection) {
+        server.metrics.slowConsumers.increment()
+        if case .webSocket(let session) = mode {
+            session.cutOffSlowConsumer()
+        } else {
+            connection.close(reason: .slowConsumer)
+        }
+    }
+
+    func connectionDidDrain(_ connection: Connection) {
+        if case .webSocket(let session) = mode { session.delegate?.webSocketSessionDidDrain(session) }
+    }
+
+    func connectionShouldShutDown(_ connection: Connection) {
+        switch mode {
+        case .webSocket(let session):
+            session.close(code: 1001, reason: "server shutting down")
+        case .stream(let stream):
+            stream.finish()
+        case .http:
+            connection.close(reason: .shutdown)
+        }
+    }
+
+    func connectionDidClose(_ connection: Connection, reason: CloseReason) {
+        server.connectionClosed(reason: reason)
+        switch mode {
+        case .webSocket(let session):
+            session.transportClosed(reason: reason)
+        case .stream(let stream):
+            let onClose = stream.onClose
+            stream.onClose = nil
+            onClose?()
+        case .http:
+            break
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Primitives
+import Transport
+import WebSocket
+
+/// One open WebSocket connection on the server side, owned by its connection's loop.
+///
+/// The gateway sends messages (encoded by the session's state machine, compressed when
+/// permessage-deflate was negotiated) or pre-encoded shared frames (``sendFrame(_:)``, the
+/// encode-once fan-out path), and receives complete messages through its delegate.
+public final class WebSocketSession: @unchecked Sendable {
+    // Every mutable property is owned by `loop.queue`.
+
+    /// The delegate receiving this session's events.
+    public var delegate: (any WebSocketSessionDelegate)?
+    /// The loop that owns this session; call every method there.
+    public let loop: EventLoop
+    /// Connection id (unique in the process), for logs.
+    public let id: UInt64
+    /// The peer's address.
+    public let remoteAddress: String
+
+    /// Strong while open; released in `transportClosed` to break the cycle with the connection.
+    private var owner: ServerConnection?
+    private var machine: WebSocketConnectionStateMachine
+    private var pingOutstanding = false
+    private var closed = false
+
+    init(owner: ServerConnection, machine: WebSocketConnectionStateMachine) {
+        self.owner = owner
+        self.machine = machine
+        self.loop = owner.connection.loop
+        self.id = owner.connection.id
+        self.remoteAddress = owner.connection.remoteAddress
+    }
+
+    /// Unwritten outbound bytes on the connection.
+    public var pendingOutboundBytes: Int { owner?.connection.pendingOutboundBytes ?? 0 }
+
+    /// Whether the session has ended or is closing.
+    public var isClosed: Bool { closed }
+
+    // MARK: - Sending
+
+    /// Sends a message through the state machine (compressed when negotiated and large enough).
+    public func send(_ message: WebSocketMessage) {
+        loop.assertInLoop()
+        guard !isClosed else { return }
+        switch message {
+        case .text(let payload): owner?.sendPlaintext(machine.encodeMessage(payload, opcode: .text))
+        case .binary(let payload): owner?.sendPlaintext(machine.encodeMessage(payload, opcode: .binary))
+        }
+    }
+
+    /// Sends a complete pre-encoded, unmasked, uncompressed frame (see ``encodeSharedFrame(_:)``).
+    /// The same chunk may go to any number of sessions.
+    public func sendFrame(_ frame: ByteChunk) {
+        loop.assertInLoop()
+        guard !isClosed else { return }
+        owner?.sendPlaintext(frame)
+    }
+
+    /// Encodes `message` once as an unmasked, uncompressed server frame to share across sessions.
+    /// Uncompressed frames are valid on every session, with or without permessage-deflate.
+    public static func encodeSharedFrame(_ message: WebSocketMessage) -> ByteChunk {
+        switch message {
+        case .text(let payload): WebSocketFrameEncoder.encodeChunk(opcode: .text, payload: payload)
+        case .binary(let payload): WebSocketFrameEncoder.encodeChunk(opcode: .binary, payload: payload)
+        }
+    }
+
+    /// Starts the close handshake with `code` and `reason`; the connection closes once the peer
+    /// answers (or after a short linger).
+    public func close(code: UInt16, reason: String) {
+        loop.assertInLoop()
+        guard !closed, let owner else { return }
+        closed = true
+        owner.sendPlaintext(machine.close(code: WebSocketCloseCode(rawValue: code), reason: reason))
+        owner.connection.closeAfterFlush(reason: .local("websocket close \(code)"))
+    }
+
+    // MARK: - Events from the connection
+
+    func bytesReceived(_ bytes: UnsafeRawBufferPointer) {
+        pingOutstanding = false
+        for action in machine.bytesReceived(bytes) {
+            switch action {
+            case .message(let message):
+                owner?.server.metrics.messagesReceived.increment()
+                delegate?.webSocketSession(self, didReceive: message)
+            case .send(let bytes):
+                owner?.sendPlaintext(bytes)
+            case .closeConnection(let closure):
+                closed = true
+                owner?.connection.closeAfterFlush(reason: .local(closure.logDescription))
+            }
+            if owner?.connection.isClosed ?? true { return }
+        }
+    }
+
+    /// No input for an idle period: ping, and close if the previous ping went unanswered.
+    func idle() {
+        guard !pingOutstanding else {
+            owner?.connection.close(reason: .idleTimeout)
+            return
+        }
+        pingOutstanding = true
+        owner?.sendPlaintext(machine.ping())
+    }
+
+    /// The peer reads too slowly: drop what it has not started to receive, say why (1008), and
+    /// close shortly even if it never reads the close frame.
+    func cutOffSlowConsumer() {
+        guard let owner else { return }
+        owner.connection.discardUnstartedOutput()
+        closed = true
+        owner.sendPlaintext(machine.close(code: .policyViolation, reason: "slow consumer"))
+        owner.connection.closeAfterFlush(reason: .slowConsumer, lingerNanoseconds: 500_000_000)
+    }
+
+    func transportClosed(reason: CloseReason) {
+        closed = true
+        owner = nil
+        let delegate = self.delegate
+        self.delegate = nil
+        delegate?.webSocketSessionDidClose(self, reason: reason)
+    }
+}
+
+extension WebSocketClosure {
+    /// A short text for the close reason in logs.
+    var logDescription: String {
+        switch self {
+        case .handshakeCompleted(let code, _, let initiatedLocally):
+            "websocket closed (\(initiatedLocally ? "by us" : "by peer"), code \(code.map { "\($0.rawValue)" } ?? "none"))"
+        case .failed(let error):
+            "websocket protocol error: \(error)"
+        }
+    }
+}

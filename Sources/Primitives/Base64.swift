@@ -1,0 +1,92 @@
+/// Standard base64 (RFC 4648 §4, alphabet `A–Z a–z 0–9 + /` with `=` padding).
+///
+/// Used for `Sec-WebSocket-Key` / `Sec-WebSocket-Accept` (RFC 6455 §4.2.1, §4.2.2). Decoding is strict: the input
+/// must be canonical (length a multiple of 4, padding only at the end, unused trailing bits zero, no whitespace), so
+/// a given byte string has exactly one accepted spelling (RFC 4648 §3.5 permits rejecting non-canonical input).
+public enum Base64 {
+    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    private static let padding = UInt8(ascii: "=")
+    /// Maps an ASCII byte to its 6-bit value, or 0xFF when the byte is not in the alphabet.
+    private static let decodeTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (value, symbol) in alphabet.enumerated() {
+            table[Int(symbol)] = UInt8(value)
+        }
+        return table
+    }()
+
+    /// Encodes `bytes` with padding.
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+        let input = Array(bytes)
+        var output: [UInt8] = []
+        output.reserveCapacity((input.count + 2) / 3 * 4)
+        var index = 0
+        while index + 3 <= input.count {
+            let group = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+            appendSymbols(of: group, count: 4, to: &output)
+            index += 3
+        }
+        switch input.count - index {
+        case 1:
+            appendSymbols(of: UInt32(input[index]) << 16, count: 2, to: &output)
+            output.append(padding)
+            output.append(padding)
+        case 2:
+            appendSymbols(of: UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8, count: 3, to: &output)
+            output.append(padding)
+        default:
+            break
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Decodes canonical padded base64, or returns `nil` for anything else (see the type's discussion).
+    public static func decode(_ string: String) -> [UInt8]? {
+        let input = Array(string.utf8)
+        guard input.count % 4 == 0 else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(input.count / 4 * 3)
+        var index = 0
+        while index < input.count {
+            let isLastGroup = index + 4 == input.count
+            let paddingCount = isLastGroup ? trailingPaddingCount(input) : 0
+            guard paddingCount <= 2 else { return nil }
+            var group: UInt32 = 0
+            for offset in 0..<4 {
+                let symbol = input[index + offset]
+                if offset >= 4 - paddingCount {
+                    group <<= 6
+                    continue
+                }
+                let value = decodeTable[Int(symbol)]
+                guard value != 0xFF else { return nil }
+                group = group << 6 | UInt32(value)
+            }
+            let byteCount = 3 - paddingCount
+            // Canonical form: the bits that padding leaves unused must be zero.
+            guard group & ((1 << (8 * UInt32(3 - byteCount))) - 1) == 0 else { return nil }
+            for byteIndex in 0..<byteCount {
+                output.append(UInt8(truncatingIfNeeded: group >> (16 - 8 * UInt32(byteIndex))))
+            }
+            index += 4
+        }
+        return output
+    }
+
+    private static func appendSymbols(of group: UInt32, count: Int, to output: inout [UInt8]) {
+        for position in 0..<count {
+            output.append(alphabet[Int((group >> (18 - 6 * UInt32(position))) & 0x3F)])
+        }
+    }
+
+    /// Number of `=` at the end of the final group (0 to 4; more than 2 is invalid).
+    private static func trailingPaddingCount(_ input: [UInt8]) -> Int {
+        var count = 0
+        var index = input.count - 1
+        while index >= input.count - 4 && input[index] == padding {
+            count += 1
+            index -= 1
+        }
+        return count
+    }
+}

@@ -1,0 +1,334 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Primitives
+import Synchronization
+
+/// The append-only journal of one shard: frames records, writes them in batches and acknowledges them once
+/// durable under the ``FsyncPolicy`` (group commit).
+///
+/// Appending is cheap and never blocks on I/O: the shard queue frames the record and adds it to the pending batch
+/// under a mutex private to this journal (so no lock is shared between shards). One flush pass on the journal's own
+/// serial queue takes everything pending, writes it with one `write(2)`, calls `fdatasync` once (policy `always`)
+/// and then acknowledges every record of the pass; records appended while that `fdatasync` ran form the next pass.
+/// With N concurrent writers a pass therefore carries up to N records for the cost of one disk flush.
+///
+/// | Owner | State |
+/// |---|---|
+/// | `pending` mutex | the batch being filled, rotation markers, whether a pass is scheduled, a sticky failure |
+/// | `queue` (flush queue) | the segment list, the open file, its size, acknowledgements not yet delivered |
+///
+/// After any write or `fdatasync` error the journal fails permanently: the state of the file is unknown (an
+/// `fdatasync` failure may have dropped dirty pages), so every pending and later record is failed with the error
+/// and the shard stops accepting writes until a restart recovers from what is on disk.
+final class JournalWriter: Sendable {
+    /// The shard's journal directory.
+    let directory: String
+    /// When records are synced and acknowledged.
+    let policy: FsyncPolicy
+    /// A segment is closed and a new one started once it reaches this size (checked before each pass).
+    let maxSegmentBytes: Int
+
+    private let queue: DispatchQueue
+    private let pending: Mutex<PendingRecords>
+    private let files: FlushState
+
+    /// Opens the journal in `directory` for appending after `existing` segments (oldest first; the last one is
+    /// appended to), creating the directory when needed.
+    init(directory: String, existing: [JournalSegment], policy: FsyncPolicy, maxSegmentBytes: Int,
+         label: String) throws(JournalError) {
+        try FileSystem.makeDirectories(directory)
+        self.directory = directory
+        self.policy = policy
+        self.maxSegmentBytes = maxSegmentBytes
+        queue = DispatchQueue(label: label)
+        pending = Mutex(PendingRecords())
+        files = FlushState(segments: existing)
+        if let last = existing.last {
+            files.current = try FileDescriptor(opening: last.path, flags: O_WRONLY | O_APPEND)
+            files.currentSize = try FileSystem.fileSize(last.path)
+        }
+        if case .interval(let milliseconds) = policy {
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(milliseconds))
+            timer.setEventHandler { [self] in synchronizeIfDirty() }
+            timer.resume()
+            files.timer = timer
+        }
+    }
+
+    // MARK: - Appending (any queue, normally the shard's)
+
+    /// Appends one record; `ack` runs once it is durable (or failed), on the journal's flush queue.
+    ///
+    /// Records are written in the order of `append` calls; `sequence` must increase and names the segment a record
+    /// starts.
+    func append(sequence: UInt64, payload: [UInt8], ack: JournalAck) {
+        var framed: [UInt8] = []
+        framed.reserveCapacity(RecordFraming.headerSize + payload.count)
+        RecordFraming.append(payload: payload, to: &framed)
+        let outcome: (failure: JournalError?, schedule: Bool) = pending.withLock { state in
+            if let failure = state.failure { return (failure, false) }
+            state.open.add(framed, sequence: sequence, ack: ack)
+            state.appendedBytes += framed.count
+            let schedule = !state.flushScheduled
+            state.flushScheduled = true
+            return (nil, schedule)
+        }
+        if let failure = outcome.failure {
+            queue.async { [self] in settle([ack], with: .failure(failure)) }
+        } else if outcome.schedule {
+            queue.async { [self] in flushPasses() }
+        }
+    }
+
+    /// Whether the journal failed (or was closed) and rejects records.
+    var hasFailed: Bool {
+        pending.withLock { $0.failure != nil }
+    }
+
+    /// Bytes appended since the journal was opened.
+    var appendedBytes: Int {
+        pending.withLock { $0.appendedBytes }
+    }
+
+    /// Closes the current segment after the records appended so far and starts `nextSequence.log`, which is
+    /// created at once (even if no record follows) so that ``removeSegments(coveredThrough:)`` can tell that
+    /// every older segment is complete. Used at snapshot cuts.
+    func rotate(nextSequence: UInt64) {
+        let schedule: Bool = pending.withLock { state in
+            state.open.rotation = nextSequence
+            state.sealed.append(state.open)
+            state.open = PendingBatch()
+            let schedule = !state.flushScheduled
+            state.flushScheduled = true
+            return schedule
+        }
+        if schedule { queue.async { [self] in flushPasses() } }
+    }
+
+    /// Deletes the segments whose records all have sequence numbers up to `sequence` (a snapshot covers them).
+    func removeSegments(coveredThrough sequence: UInt64) {
+        queue.async { [self] in
+            var removed = false
+            while files.segments.count > 1, files.segments[1].firstSequence <= sequence &+ 1 {
+                let segment = files.segments.removeFirst()
+                if (try? FileSystem.removeFile(segment.path)) != nil { removed = true }
+            }
+            if removed && policy != .none { try? FileSystem.synchronizeDirectory(directory) }
+        }
+    }
+
+    /// Writes and syncs everything appended so far, stops the interval timer and closes the file; later appends
+    /// fail. Blocks the caller (shutdown and tests only).
+    func close() throws(JournalError) {
+        let result: Result<Void, JournalError> = queue.sync {
+            flushPasses()
+            files.timer?.cancel()
+            files.timer = nil
+            defer {
+                files.current?.close()
+                files.current = nil
+            }
+            if let failure = files.failure { return .failure(failure) }
+            do throws(JournalError) {
+                if files.dirty, let current = files.current, let segment = files.segments.last {
+                    try current.synchronize(path: segment.path)
+                    files.dirty = false
+                }
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        pending.withLock { $0.failure = $0.failure ?? .journalFailed(file: directory) }
+        try result.get()
+    }
+
+    /// Number of group commits so far (`fdatasync` calls that ended a flush pass).
+    var groupCommits: Int {
+        queue.sync { files.passSynchronizations }
+    }
+
+    /// Delivers acknowledgements that waited behind a multi-shard write that has now settled.
+    func resumeAcknowledgements() {
+        queue.async { [self] in deliverAcknowledgements() }
+    }
+
+    // MARK: - Flush queue
+
+    /// Runs passes until nothing is pending.
+    private func flushPasses() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        while true {
+            let batches: [PendingBatch]? = pending.withLock { state in
+                if state.open.isEmpty && state.sealed.isEmpty {
+                    state.flushScheduled = false
+                    return nil
+                }
+                var batches = state.sealed
+                state.sealed = []
+                if !state.open.isEmpty {
+                    batches.append(state.open)
+                    state.open = PendingBatch()
+                }
+                return batches
+            }
+            guard let batches else { return }
+            runPass(batches)
+        }
+    }
+
+    private func runPass(_ batches: [PendingBatch]) {
+        let acks = batches.flatMap(\.acks)
+        do throws(JournalError) {
+            if let failure = files.failure { throw failure }
+            for batch in batches {
+                if let first = batch.firstSequence {
+                    try prepareSegment(firstSequence: first)
+                    guard let current = files.current, let segment = files.segments.last else {
+                        preconditionFailure("prepareSegment leaves a segment open")
+                    }
+                    try current.writeAll(batch.bytes, path: segment.path)
+                    files.currentSize += batch.bytes.count
+                    files.dirty = true
+                }
+                if let next = batch.rotation { try startSegment(firstSequence: next) }
+            }
+            if policy == .always, files.dirty, let current = files.current, let segment = files.segments.last {
+                try current.synchronize(path: segment.path)
+                files.dirty = false
+                files.passSynchronizations += 1
+            }
+            settle(acks, with: .success(()))
+        } catch {
+            fail(with: error)
+            settle(acks, with: .failure(error))
+        }
+    }
+
+    /// Makes sure a segment is open that may take a batch starting at `firstSequence`.
+    private func prepareSegment(firstSequence: UInt64) throws(JournalError) {
+        if files.current == nil || files.currentSize >= maxSegmentBytes {
+            try startSegment(firstSequence: firstSequence)
+        }
+    }
+
+    /// Syncs and closes the open segment (if any) and creates `firstSequence.log`.
+    private func startSegment(firstSequence: UInt64) throws(JournalError) {
+        if let current = files.current, let segment = files.segments.last {
+            if files.currentSize == 0 && segment.firstSequence == firstSequence { return }
+            if policy != .none && files.dirty { try current.synchronize(path: segment.path) }
+            files.dirty = false
+            current.close()
+            files.current = nil
+        }
+        let segment = JournalSegment(directory: directory, firstSequence: firstSequence)
+        files.current = try FileDescriptor(opening: segment.path, flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o644)
+        files.currentSize = try FileSystem.fileSize(segment.path)
+        if files.segments.last?.firstSequence != firstSequence { files.segments.append(segment) }
+        if policy != .none { try FileSystem.synchronizeDirectory(directory) }
+    }
+
+    private func synchronizeIfDirty() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard files.dirty, files.failure == nil, let current = files.current, let segment = files.segments.last else {
+            return
+        }
+        do throws(JournalError) {
+            try current.synchronize(path: segment.path)
+            files.dirty = false
+        } catch {
+            fail(with: error)
+        }
+    }
+
+    private func fail(with error: JournalError) {
+        files.failure = files.failure ?? error
+        pending.withLock { $0.failure = $0.failure ?? error }
+    }
+
+    private func settle(_ acks: [JournalAck], with result: Result<Void, JournalError>) {
+        for ack in acks { files.waiting.append(WaitingAck(ack: ack, result: result)) }
+        deliverAcknowledgements()
+    }
+
+    /// Delivers acknowledgements in append order, stopping at a multi-shard part that is not settled everywhere.
+    private func deliverAcknowledgements() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        while files.waitingHead < files.waiting.count {
+            let index = files.waitingHead
+            let entry = files.waiting[index]
+            switch entry.ack {
+            case .single(let callback):
+                callback(entry.result)
+            case .transactionPart(let transaction):
+                if !entry.reported {
+                    files.waiting[index].reported = true
+                    transaction.partSettled(in: self, result: entry.result)
+                }
+                if !transaction.isSettled { return }
+            }
+            files.waitingHead += 1
+        }
+        files.waiting.removeAll(keepingCapacity: true)
+        files.waitingHead = 0
+    }
+}
+
+/// Records appended but not yet taken by a flush pass.
+private struct PendingRecords {
+    var open = PendingBatch()
+    /// Batches closed by a rotation marker, oldest first.
+    var sealed: [PendingBatch] = []
+    var flushScheduled = false
+    var failure: JournalError?
+    /// Bytes appended since the journal was opened (snapshot trigger).
+    var appendedBytes = 0
+}
+
+/// Framed records that go into one segment, optionally followed by a rotation.
+private struct PendingBatch {
+    var bytes: [UInt8] = []
+    var acks: [JournalAck] = []
+    var firstSequence: UInt64?
+    /// Start a new segment with this first sequence after writing `bytes`.
+    var rotation: UInt64?
+
+    var isEmpty: Bool { firstSequence == nil && rotation == nil }
+
+    mutating func add(_ framed: [UInt8], sequence: UInt64, ack: JournalAck) {
+        bytes.append(contentsOf: framed)
+        acks.append(ack)
+        if firstSequence == nil { firstSequence = sequence }
+    }
+}
+
+private struct WaitingAck {
+    let ack: JournalAck
+    let result: Result<Void, JournalError>
+    var reported = false
+}
+
+/// State owned by the journal's flush queue.
+private final class FlushState: @unchecked Sendable {
+    // Touched only on JournalWriter.queue (and in JournalWriter.init before the queue is used).
+    var segments: [JournalSegment]
+    var current: FileDescriptor?
+    var currentSize = 0
+    /// Whether bytes were written since the last `fdatasync`.
+    var dirty = false
+    var failure: JournalError?
+    var timer: (any DispatchSourceTimer)?
+    var waiting: [WaitingAck] = []
+    var waitingHead = 0
+    /// `fdatasync` calls made at the end of flush passes (group commits), for tests and metrics.
+    var passSynchronizations = 0
+
+    init(segments: [JournalSegment]) {
+        self.segments = segments
+    }
+}

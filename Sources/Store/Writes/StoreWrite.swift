@@ -1,0 +1,87 @@
+import DataModel
+
+/// A write submitted to a ``Store``: Firebase's set (`p`, REST `PUT`/`DELETE`) or update (`m`, REST `PATCH`).
+///
+/// Values are ``WriteValue``s as the JSON reader produces them, with server-value placeholders still unresolved;
+/// the store resolves them when it applies the write, against the data as it is just before the write.
+public enum StoreWrite: Sendable {
+    /// Replaces the node (or the priority) at the target. With `expectedHash`, this is a compare-and-set: it is
+    /// applied only if the hash of the current node at the target's path (wire-protocol.md §8.2) equals it, and
+    /// otherwise rejected with ``StoreError/stale(current:)``. An empty hash expects an empty location.
+    case set(WriteTarget, WriteValue, expectedHash: String?)
+    /// Replaces each child entry (paths relative to the given path) as one atomic write: all entries are applied
+    /// or none, and no reader sees a state in between. The parent's priority is left alone. Entries must not
+    /// overlap (the SDKs guarantee it); if they do, they are applied in order.
+    case update(Path, [UpdateEntry])
+
+    /// A plain set of a node.
+    public static func set(_ path: Path, _ node: Node) -> StoreWrite {
+        .set(.node(path), WriteValue(node: node), expectedHash: nil)
+    }
+
+    /// Deletes the node at `path` (a set of `null`).
+    public static func remove(_ path: Path) -> StoreWrite {
+        .set(.node(path), WriteValue(node: .empty), expectedHash: nil)
+    }
+}
+
+/// One entry of an update: where (relative to the update's path) and what.
+public struct UpdateEntry: Sendable {
+    /// The relative location; `.priority(of:)` sets the priority of the node there.
+    public var target: WriteTarget
+    /// The value, possibly with server values.
+    public var value: WriteValue
+
+    /// Creates an entry.
+    public init(_ target: WriteTarget, _ value: WriteValue) {
+        self.target = target
+        self.value = value
+    }
+
+    /// An entry writing a plain node at the relative `path`.
+    public init(_ path: Path, _ node: Node) {
+        self.init(.node(path), WriteValue(node: node))
+    }
+}
+
+/// One location changed by a write, with its value before and after.
+public struct Change: Sendable, Equatable {
+    /// The written location (the target of a set, or one entry of an update); for a priority write, the node
+    /// whose priority changed.
+    public let path: Path
+    /// The node at ``path`` before the write.
+    public let oldValue: Node
+    /// The node at ``path`` after the write, server values resolved.
+    public let newValue: Node
+
+    /// Creates a change.
+    public init(path: Path, oldValue: Node, newValue: Node) {
+        self.path = path
+        self.oldValue = oldValue
+        self.newValue = newValue
+    }
+}
+
+/// What a shard reports to the change observer for every write it applies, in apply order.
+///
+/// A multi-shard write is reported once by every participating shard, each on its own queue at the point where
+/// it applied the write, with the same ``transaction`` id and ``changes``; a view spanning several shards (a wide
+/// location) uses the id to handle it once. Values in ``changes`` are whole-tree values, also for wide paths.
+public struct ChangeRecord: Sendable {
+    /// The shard reporting the record (and whose queue the observer runs on).
+    public let shard: Int
+    /// The shard's record sequence number (increases by one per applied write).
+    public let sequence: UInt64
+    /// The id of a multi-shard write, `nil` for a single-shard one.
+    public let transaction: UInt64?
+    /// Every shard that reports this record.
+    public let participants: [Int]
+    /// The changed locations, in apply order.
+    public let changes: [Change]
+}
+
+/// The result of an applied write, delivered once it is durable under the store's fsync policy.
+public struct WriteOutcome: Sendable {
+    /// The changed locations with their old and new values (server values resolved), as observers saw them.
+    public let changes: [Change]
+}

@@ -1,0 +1,162 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One serial queue that owns a set of connections: their descriptors, sources, buffers and
+/// protocol state. Work for a connection always runs here; other queues hand off with ``execute(_:)``.
+///
+/// The loop also owns per-loop scratch memory (the read buffer and the `iovec` array for `writev`)
+/// so reads and flushes allocate nothing, and a list of connections with output pending, flushed
+/// once per pass (after a read batch, or at the end of a turn of hand-offs) so that many frames
+/// queued for one connection leave in one `writev`.
+public final class EventLoop: @unchecked Sendable {
+    // State below `queue` is owned by `queue` (checked with `assertInLoop()`).
+
+    /// The serial queue that owns this loop's connections.
+    public let queue: DispatchQueue
+    /// Position of this loop in its group.
+    public let index: Int
+
+    /// Reusable read buffer (owned by `queue`).
+    let readBuffer: UnsafeMutableRawBufferPointer
+    /// Reusable `iovec` array for `writev` (owned by `queue`).
+    let iovecs: UnsafeMutablePointer<iovec>
+    /// Maximum number of iovecs passed to one `writev` (the kernel's IOV_MAX).
+    static let maxIOVecs = 1024
+    /// Bytes read per `read` call.
+    static let readBufferSize = 64 * 1024
+
+    private var connections: [UInt64: Connection] = [:]
+    private var pendingFlush: [Connection] = []
+    private var endOfPassWork: [() -> Void] = []
+    private var flushScheduled = false
+    private var sweepTimer: (any DispatchSourceTimer)?
+
+    init(index: Int, sweepInterval: DispatchTimeInterval) {
+        self.index = index
+        self.queue = DispatchQueue(label: "canopy.loop.\(index)", qos: .userInitiated)
+        self.readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readBufferSize, alignment: 16)
+        self.iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: Self.maxIOVecs)
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + sweepInterval, repeating: sweepInterval, leeway: .milliseconds(100))
+        timer.setEventHandler { [unowned self] in self.sweep() }
+        timer.resume()
+        self.sweepTimer = timer
+    }
+
+    deinit {
+        sweepTimer?.cancel()
+        readBuffer.deallocate()
+        iovecs.deallocate()
+    }
+
+    /// Runs `work` on this loop's queue.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        queue.async(execute: work)
+    }
+
+    /// Traps when called off this loop's queue (an ownership bug, never input-driven).
+    @inline(__always)
+    public func assertInLoop() {
+        dispatchPrecondition(condition: .onQueue(queue))
+    }
+
+    /// Number of open connections owned by this loop (call on the loop).
+    public var connectionCount: Int {
+        assertInLoop()
+        return connections.count
+    }
+
+    /// Every open connection owned by this loop (call on the loop).
+    public var openConnections: [Connection] {
+        assertInLoop()
+        return Array(connections.values)
+    }
+
+    // MARK: - Registration and flushing
+
+    func register(_ connection: Connection) {
+        assertInLoop()
+        connections[connection.id] = connection
+    }
+
+    func unregister(_ connection: Connection) {
+        assertInLoop()
+        connections[connection.id] = nil
+    }
+
+    /// Queues `connection` for the end-of-pass flush.
+    func scheduleFlush(_ connection: Connection) {
+        pendingFlush.append(connection)
+        scheduleEndOfPass()
+    }
+
+    /// Runs `work` on this loop at the end of the current pass (after the read batch or hand-off
+    /// block in progress), before the flush. Fan-out uses it to collect everything one read batch
+    /// publishes and hand it to other loops in one block, so frames coalesce into one `writev`.
+    public func runAtEndOfPass(_ work: @escaping () -> Void) {
+        assertInLoop()
+        endOfPassWork.append(work)
+        scheduleEndOfPass()
+    }
+
+    private func scheduleEndOfPass() {
+        if !flushScheduled {
+            flushScheduled = true
+            queue.async { [unowned self] in self.flushPending() }
+        }
+    }
+
+    /// Flushes every connection that had output queued during this pass. Fan-out code calls it at
+    /// the end of a hand-off block so the frames leave in one `writev` per connection right away.
+    public func flushPending() {
+        assertInLoop()
+        flushScheduled = false
+        while !endOfPassWork.isEmpty {
+            let work = endOfPassWork
+            endOfPassWork.removeAll(keepingCapacity: true)
+            for item in work { item() }
+        }
+        while !pendingFlush.isEmpty {
+            let batch = pendingFlush
+            pendingFlush.removeAll(keepingCapacity: true)
+            for connection in batch { connection.flushQueued() }
+        }
+    }
+
+    // MARK: - Deadlines
+
+    /// Checks handshake deadlines, idle timeouts and closing lingers once per sweep interval.
+    /// O(connections) per sweep; a timer per connection would cost memory on every idle socket.
+    private func sweep() {
+        let now = MonotonicClock.nowNanoseconds()
+        for connection in connections.values {
+            connection.checkDeadlines(now: now)
+        }
+        flushPending()
+    }
+}
+
+/// A fixed set of event loops (default: one per core); connections are spread round-robin.
+public final class EventLoopGroup: Sendable {
+    /// The loops, each with its own serial queue.
+    public let loops: [EventLoop]
+    private let cursor = AtomicCounter()
+
+    /// Creates `count` loops; `sweepInterval` is how often deadlines are checked.
+    public init(count: Int = System.coreCount, sweepInterval: DispatchTimeInterval = .milliseconds(250)) {
+        loops = (0..<max(1, count)).map { EventLoop(index: $0, sweepInterval: sweepInterval) }
+    }
+
+    /// The next loop, round-robin.
+    public func next() -> EventLoop {
+        loops[Int(cursor.increment() % UInt64(loops.count))]
+    }
+}
+
+/// Facts about the machine.
+public enum System {
+    /// Number of online processors.
+    public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+}

@@ -1,0 +1,186 @@
+import Foundation
+
+/// The operator's configuration: `Config/canopy.json` over built-in defaults, then `CANOPY_*`
+/// environment variables, then command-line flags (applied by the command).
+struct CanopyConfiguration: Decodable {
+    struct Server: Decodable {
+        var host: String
+        var port: Int
+        var eventLoops: Int
+        var maxConnections: Int
+        var idleTimeoutSeconds: Double
+        var handshakeTimeoutSeconds: Double
+        var shutdownDeadlineSeconds: Double
+        var maxRequestLineBytes: Int
+        var maxHeaderBytes: Int
+        var maxBodyBytes: Int
+        var allowedOrigins: [String]
+        var echoPath: String?
+        var broadcastPath: String?
+    }
+
+    struct WebSocket: Decodable {
+        var maxMessageBytes: Int
+        var permessageDeflate: Bool
+        var compressionThresholdBytes: Int
+    }
+
+    struct Outbound: Decodable {
+        var lowWaterMarkBytes: Int
+        var highWaterMarkBytes: Int
+        var hardLimitBytes: Int
+    }
+
+    struct TLS: Decodable {
+        var enabled: Bool
+        var port: Int
+        var certificate: String
+        var privateKey: String
+    }
+
+    struct Data: Decodable {
+        var directory: String
+    }
+
+    struct Rules: Decodable {
+        var path: String
+    }
+
+    struct Log: Decodable {
+        var format: String
+        var level: String
+    }
+
+    var server: Server
+    var webSocket: WebSocket
+    var outbound: Outbound
+    var tls: TLS
+    var data: Data
+    var rules: Rules
+    var log: Log
+}
+
+/// Why the configuration could not be loaded; every message names the key path or file.
+struct ConfigurationError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Builds a ``CanopyConfiguration`` from defaults, an optional file and the environment.
+enum ConfigurationLoader {
+    /// The built-in defaults; `Config/canopy.json` mirrors them for operators to edit.
+    static var defaults: [String: Any] { [
+        "server": [
+            "host": "127.0.0.1", "port": 9000, "eventLoops": 0, "maxConnections": 50000,
+            "idleTimeoutSeconds": 120, "handshakeTimeoutSeconds": 10, "shutdownDeadlineSeconds": 10,
+            "maxRequestLineBytes": 8192, "maxHeaderBytes": 16384, "maxBodyBytes": 16_777_216,
+            "allowedOrigins": [String](), "echoPath": NSNull(), "broadcastPath": NSNull(),
+        ] as [String: Any],
+        "webSocket": ["maxMessageBytes": 16_777_216, "permessageDeflate": true, "compressionThresholdBytes": 64],
+        "outbound": ["lowWaterMarkBytes": 262_144, "highWaterMarkBytes": 1_048_576, "hardLimitBytes": 8_388_608],
+        "tls": ["enabled": false, "port": 9443, "certificate": "", "privateKey": ""] as [String: Any],
+        "data": ["directory": "data"],
+        "rules": ["path": "Config/database.rules.json"],
+        "log": ["format": "text", "level": "info"],
+    ] }
+
+    /// Loads the configuration.
+    /// - Parameters:
+    ///   - path: a JSON file to read, or `nil` for defaults only.
+    ///   - environment: variables named `CANOPY_<SECTION>_<KEY>` in upper snake case
+    ///     (`CANOPY_SERVER_PORT`, `CANOPY_DATA_DIRECTORY`, `CANOPY_LOG_FORMAT`) override the file.
+    static func load(path: String?, environment: [String: String]) throws -> CanopyConfiguration {
+        var tree = defaults
+        if let path {
+            guard let contents = FileManager.default.contents(atPath: path) else {
+                throw ConfigurationError(description: "cannot read config file \(path)")
+            }
+            let parsed: Any
+            do {
+                parsed = try JSONSerialization.jsonObject(with: contents)
+            } catch {
+                throw ConfigurationError(description: "\(path) is not valid JSON: \(error.localizedDescription)")
+            }
+            guard let object = parsed as? [String: Any] else {
+                throw ConfigurationError(description: "\(path): the top level must be an object")
+            }
+            tree = try merge(object, into: tree, keyPath: "", file: path)
+        }
+        tree = try applyEnvironment(environment, to: tree, types: defaults, keyPath: [])
+        let data = try JSONSerialization.data(withJSONObject: tree)
+        do {
+            return try JSONDecoder().decode(CanopyConfiguration.self, from: data)
+        } catch let DecodingError.typeMismatch(type, context) {
+            throw ConfigurationError(description: "\(keyPath(context.codingPath)) must be a \(type)")
+        } catch let DecodingError.valueNotFound(type, context) {
+            throw ConfigurationError(description: "\(keyPath(context.codingPath)) must be a \(type)")
+        } catch {
+            throw ConfigurationError(description: "invalid configuration: \(error)")
+        }
+    }
+
+    private static func keyPath(_ path: [any CodingKey]) -> String {
+        path.map(\.stringValue).joined(separator: ".")
+    }
+
+    private static func merge(_ overlay: [String: Any], into base: [String: Any], keyPath: String, file: String) throws
+        -> [String: Any]
+    {
+        var result = base
+        for (key, value) in overlay {
+            let path = keyPath.isEmpty ? key : "\(keyPath).\(key)"
+            guard let existing = base[key] else {
+                throw ConfigurationError(description: "\(file): unknown key \(path)")
+            }
+            if let nestedBase = existing as? [String: Any] {
+                guard let nested = value as? [String: Any] else {
+                    throw ConfigurationError(description: "\(file): \(path) must be an object")
+                }
+                result[key] = try merge(nested, into: nestedBase, keyPath: path, file: file)
+            } else {
+                result[key] = value
+            }
+        }
+        return result
+    }
+
+    /// Applies `CANOPY_*` variables; `types` (the defaults) says how to parse each leaf.
+    private static func applyEnvironment(
+        _ environment: [String: String], to tree: [String: Any], types: [String: Any], keyPath: [String]
+    ) throws -> [String: Any] {
+        var result = tree
+        for (key, value) in types {
+            let path = keyPath + [key]
+            if let nested = value as? [String: Any] {
+                result[key] = try applyEnvironment(
+                    environment, to: tree[key] as? [String: Any] ?? nested, types: nested, keyPath: path)
+                continue
+            }
+            let name = "CANOPY_" + path.map(upperSnake).joined(separator: "_")
+            guard let text = environment[name] else { continue }
+            switch value {
+            case is [String]:
+                result[key] = text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+            case is Bool:
+                guard let flag = Bool(text.lowercased()) else {
+                    throw ConfigurationError(description: "\(name) must be true or false")
+                }
+                result[key] = flag
+            case is Int, is Double:
+                guard let number = Double(text) else { throw ConfigurationError(description: "\(name) must be a number") }
+                result[key] = number
+            default:
+                result[key] = text.isEmpty ? NSNull() : text
+            }
+        }
+        return result
+    }
+
+    private static func upperSnake(_ key: String) -> String {
+        var out = ""
+        for character in key {
+            if character.isUppercase { out += "_" }
+            out += character.uppercased()
+        }
+        return out
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import HTTPServer
+import Logging
+import Transport
+
+/// `canopy serve`: runs the server until SIGTERM or SIGINT.
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Start the server.")
+
+    @Option(help: "Configuration file (JSON). Default: Config/canopy.json when it exists.")
+    var config: String?
+    @Option(help: "Address to listen on (default 127.0.0.1).")
+    var host: String?
+    @Option(help: "Port to listen on; 0 picks a free port (default 9000).")
+    var port: Int?
+    @Option(help: "Write the bound port to this file once listening.")
+    var portFile: String?
+    @Option(help: "Data directory (default: data).")
+    var dataDir: String?
+    @Option(help: "Security rules file (default: Config/database.rules.json).")
+    var rules: String?
+    @Option(help: "Log format: text or json.")
+    var logFormat: String?
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String?
+    @Option(help: "Serve a WebSocket echo endpoint at this path (conformance testing only).")
+    var echoPath: String?
+    @Option(help: "Serve a WebSocket broadcast endpoint at this path (transport benchmarks only).")
+    var broadcastPath: String?
+    @Option(help: "TLS certificate chain (PEM); enables the HTTPS/WSS listener with --tls-key.")
+    var tlsCert: String?
+    @Option(help: "TLS private key (PEM).")
+    var tlsKey: String?
+    @Option(help: "Port of the HTTPS/WSS listener (default 9443; 0 picks a free port).")
+    var tlsPort: Int?
+    @Option(help: "Write the bound TLS port to this file once listening.")
+    var tlsPortFile: String?
+    @Option(help: "Maximum live connections; beyond it peers get 503.")
+    var maxConnections: Int?
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let configPath = config ?? (FileManager.default.fileExists(atPath: "Config/canopy.json") ? "Config/canopy.json" : nil)
+        var settings: CanopyConfiguration
+        do {
+            settings = try ConfigurationLoader.load(path: configPath, environment: environment)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        apply(to: &settings)
+        let logger = LoggingSetup.bootstrap(format: settings.log.format, level: settings.log.level)
+        let openFiles = ResourceLimits.raiseOpenFileLimit()
+        logger.info("process.open_file_limit", metadata: ["limit": "\(openFiles)"])
+
+        let server = HTTPServer(
+            configuration: try ServerSettings.make(from: settings), router: NotFoundRouter(), logger: logger)
+        let addresses = try server.start()
+        for (index, address) in addresses.enumerated() {
+            let scheme = index == 0 ? "http" : "https"
+            logger.info("listening on \(address.host):\(address.port)", metadata: ["scheme": "\(scheme)"])
+        }
+        if let portFile { try "\(addresses[0].port)\n".write(toFile: portFile, atomically: true, encoding: .utf8) }
+        if let tlsPortFile, addresses.count > 1 {
+            try "\(addresses[1].port)\n".write(toFile: tlsPortFile, atomically: true, encoding: .utf8)
+        }
+        SignalHandling.waitForTermination(logger: logger)
+        logger.info("server.shutting_down")
+        server.shutdown()
+    }
+
+    private func apply(to settings: inout CanopyConfiguration) {
+        if let host { settings.server.host = host }
+        if let port { settings.server.port = port }
+        if let dataDir { settings.data.directory = dataDir }
+        if let rules { settings.rules.path = rules }
+        if let logFormat { settings.log.format = logFormat }
+        if let logLevel { settings.log.level = logLevel }
+        if let echoPath { settings.server.echoPath = echoPath }
+        if let broadcastPath { settings.server.broadcastPath = broadcastPath }
+        if let maxConnections { settings.server.maxConnections = maxConnections }
+        if let tlsCert { settings.tls.certificate = tlsCert; settings.tls.enabled = true }
+        if let tlsKey { settings.tls.privateKey = tlsKey }
+        if let tlsPort { settings.tls.port = tlsPort }
+    }
+}
+
+/// Blocks until SIGTERM or SIGINT, handled by Dispatch signal sources (after ignoring the default action).
+enum SignalHandling {
+    static func waitForTermination(logger: Logger) {
+        let semaphore = DispatchSemaphore(value: 0)
+        var sources: [any DispatchSourceSignal] = []
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { semaphore.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        semaphore.wait()
+        withExtendedLifetime(sources) {}
+    }
+}
