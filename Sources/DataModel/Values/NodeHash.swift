@@ -8,8 +8,8 @@
 /// - object: `["priority:" + priorityText + ":"]` followed by `":" + key + ":" + hash(child)` for every child in
 ///   priority-index order (no priority, numbers, strings; ties in key order).
 ///
-/// The digest functions are parameters so that this module needs no cryptography of its own; the Store passes
-/// `Primitives.SHA1.hash` and `Primitives.Base64.encode`.
+/// The digest functions are parameters (``Node/hash`` passes `Primitives.SHA1` and `Primitives.Base64`), so the
+/// representation can be tested on its own.
 public enum NodeHash {
     /// The hash of `node`: `""` for the empty node, else 28 base64 characters.
     ///
