@@ -58,8 +58,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // MARK: - benchmarks
         .executableTarget(
             name: "StoreBench", dependencies: ["Store", "DataModel"], path: "Benchmarks/StoreBench"),
+        .executableTarget(name: "DataBench", dependencies: ["DataModel"], path: "Benchmarks/DataBench"),
 
         // MARK: - tests
         .executableTarget(

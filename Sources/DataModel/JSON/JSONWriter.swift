@@ -29,15 +29,20 @@ public struct JSONWriter {
             writeLeaf(node)
         case .children(let map):
             writeChildren(map, priority: nil, export: true)
+        case .record(let record):
+            writeRecord(record, priority: nil)
         case .prioritized(let box):
-            if box.content.isLeaf {
+            switch box.content.storage {
+            case .children(let map):
+                writeChildren(map, priority: box.priority, export: true)
+            case .record(let record):
+                writeRecord(record, priority: box.priority)
+            default:
                 append("{\".value\":")
                 writeLeaf(box.content)
                 append(",\".priority\":")
                 writePriority(box.priority)
                 bytes.append(UInt8(ascii: "}"))
-            } else if let map = box.content.childMap {
-                writeChildren(map, priority: box.priority, export: true)
             }
         }
     }
@@ -51,6 +56,12 @@ public struct JSONWriter {
             append("null")
         case .bool, .number, .string:
             writeLeaf(node)
+        case .record(let record):
+            if arrays, let length = Self.arrayLength(ChildMap(sorted: record.entries())) {
+                writeArray(ChildMap(sorted: record.entries()), length: length)
+            } else {
+                writeRecord(record, priority: nil)
+            }
         case .children(let map):
             if arrays, let length = Self.arrayLength(map) {
                 writeArray(map, length: length)
@@ -67,7 +78,7 @@ public struct JSONWriter {
         case .bool(let flag): append(flag ? "true" : "false")
         case .number(let number): JSONNumberFormatter.append(number, to: &bytes)
         case .string(let text): writeString(text)
-        case .empty, .children, .prioritized: append("null")
+        case .empty, .children, .record, .prioritized: append("null")
         }
     }
 
@@ -87,6 +98,29 @@ public struct JSONWriter {
             writeString(entry.key.string)
             bytes.append(UInt8(ascii: ":"))
             if export { writeExport(entry.node) } else { writePlain(entry.node, arrays: arrays) }
+        }
+        if let priority {
+            append(",\".priority\":")
+            writePriority(priority)
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes a packed record straight from its bytes (its children are plain leaves: export and plain forms agree).
+    private mutating func writeRecord(_ record: LeafRecord, priority: Priority?) {
+        bytes.append(UInt8(ascii: "{"))
+        var first = true
+        record.forEach { key, value in
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            writeString(utf8: key)
+            bytes.append(UInt8(ascii: ":"))
+            switch value {
+            case .bool(let flag): append(flag ? "true" : "false")
+            case .number(let number): JSONNumberFormatter.append(number, to: &bytes)
+            case .string(let text): writeString(utf8: text)
+            }
+            return true
         }
         if let priority {
             append(",\".priority\":")
@@ -152,30 +186,33 @@ public struct JSONWriter {
 
     /// Writes a string literal escaped as `JSON.stringify` does.
     public mutating func writeString(_ text: String) {
+        text.withUTF8Bytes { writeString(utf8: $0) }
+    }
+
+    /// Writes a string literal from valid UTF-8 bytes, escaped as `JSON.stringify` does.
+    mutating func writeString(utf8 source: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
-        text.withUTF8Bytes { source in
-            var runStart = 0
-            for index in 0..<source.count {
-                let byte = source[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<index]))
-                runStart = index + 1
-                switch byte {
-                case UInt8(ascii: "\""): append("\\\"")
-                case UInt8(ascii: "\\"): append("\\\\")
-                case 0x08: append("\\b")
-                case 0x0C: append("\\f")
-                case 0x0A: append("\\n")
-                case 0x0D: append("\\r")
-                case 0x09: append("\\t")
-                default:
-                    append("\\u00")
-                    bytes.append(Self.hexDigits[Int(byte >> 4)])
-                    bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-                }
+        var runStart = 0
+        for index in 0..<source.count {
+            let byte = source[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<index]))
+            runStart = index + 1
+            switch byte {
+            case UInt8(ascii: "\""): append("\\\"")
+            case UInt8(ascii: "\\"): append("\\\\")
+            case 0x08: append("\\b")
+            case 0x0C: append("\\f")
+            case 0x0A: append("\\n")
+            case 0x0D: append("\\r")
+            case 0x09: append("\\t")
+            default:
+                append("\\u00")
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart...]))
         }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart...]))
         bytes.append(UInt8(ascii: "\""))
     }
 

@@ -22,7 +22,7 @@ public enum SortValue: Sendable, Hashable, Comparable, CustomStringConvertible {
         case .bool(let flag): self = .bool(flag)
         case .number(let number): self = .number(number)
         case .string(let text): self = .string(text)
-        case .children: self = .object
+        case .children, .record: self = .object
         }
     }
 

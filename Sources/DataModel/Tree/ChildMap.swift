@@ -148,6 +148,12 @@ public struct ChildIterator: IteratorProtocol, Sequence {
     private var index = 0
     private var tree: SortedTreeIterator<ChildEntry>?
 
+    /// Iterates a packed record (unpacked once).
+    init(record: LeafRecord, fromRank rank: Int) {
+        flat = record.entries()
+        index = Swift.min(Swift.max(rank, 0), flat.count)
+    }
+
     init(map: ChildMap, fromRank rank: Int) {
         switch map.representation {
         case .flat(let entries):

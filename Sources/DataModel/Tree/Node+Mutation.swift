@@ -49,7 +49,7 @@ extension Node {
             } else {
                 storage = .prioritized(PrioritizedNode(content: box.content, priority: priority))
             }
-        case .bool, .number, .string, .children:
+        case .bool, .number, .string, .children, .record:
             guard let priority else { return }
             let content = self
             storage = .prioritized(PrioritizedNode(content: content, priority: priority))
@@ -69,13 +69,16 @@ extension Node {
     /// result leaves the leaf unchanged. An object whose last child is removed becomes empty.
     public mutating func modifyChild<R>(_ key: Key, _ body: (inout Node) -> R) -> R {
         modifyContent { content in
+            if case .record(let record) = content.storage {
+                content.storage = .children(ChildMap(sorted: record.entries()))  // records are never written in place
+            }
             switch content.storage {
             case .children(var map):
                 content.storage = .empty  // so `map` is uniquely referenced
                 let result = map.modifyChild(key, body)
                 if map.count > 0 { content.storage = .children(map) }
                 return result
-            case .empty, .bool, .number, .string, .prioritized:
+            case .empty, .bool, .number, .string, .record, .prioritized:
                 var child = Node.empty
                 let result = body(&child)
                 if !child.isEmpty {
@@ -109,10 +112,15 @@ extension Node {
 
     /// Levels of objects below this node: 0 for leaves and empty, 1 + the deepest child for objects.
     public var depth: Int {
-        guard let map = childMap else { return 0 }
-        var deepest = 0
-        for entry in map { deepest = max(deepest, entry.node.depth) }
-        return deepest + 1
+        switch storage {
+        case .empty, .bool, .number, .string: return 0
+        case .record: return 1
+        case .prioritized(let box): return box.content.depth
+        case .children(let map):
+            var deepest = 0
+            for entry in map { deepest = max(deepest, entry.node.depth) }
+            return deepest + 1
+        }
     }
 }
 
@@ -132,6 +140,11 @@ extension Node: Equatable {
             if x.isIdentical(to: y) { return true }
             guard x.count == y.count else { return false }
             return zip(x, y).allSatisfy { $0.key == $1.key && $0.node == $1.node }
+        case (.record(let x), .record(let y)):
+            return x.hasSameBytes(as: y)
+        case (.record, .children), (.children, .record):
+            guard lhs.childCount == rhs.childCount else { return false }
+            return zip(lhs.children, rhs.children).allSatisfy { $0.key == $1.key && $0.node == $1.node }
         case (.prioritized(let x), .prioritized(let y)):
             return x === y || (x.priority == y.priority && x.content == y.content)
         default:

@@ -13,9 +13,10 @@
 /// a child below a leaf turns it into an object that keeps the leaf's priority (the SDK's
 /// `LeafNode.updateImmediateChild`).
 ///
-/// Memory: leaves are stored inline in their parent's child entry (40 bytes including the key; strings up to 15
-/// UTF-8 bytes need no allocation), objects with up to 64 children are one sorted array, larger ones a B+-tree, and
-/// priorities, which most nodes lack, live in a separate box so they cost nothing when absent.
+/// Memory: small objects whose children are all plain leaves (most records) are packed into one allocation
+/// (``LeafRecord``); other leaves are stored inline in their parent's child entry (40 bytes including the key;
+/// strings up to 15 UTF-8 bytes need no allocation); other objects with up to 64 children are one sorted array,
+/// larger ones a B+-tree; priorities, which most nodes lack, live in a separate box so they cost nothing when absent.
 public struct Node: Sendable {
     enum Storage: Sendable {
         case empty
@@ -23,6 +24,8 @@ public struct Node: Sendable {
         case number(Double)
         case string(String)
         case children(ChildMap)
+        /// An object of plain leaves in packed form (see ``LeafRecord``).
+        case record(LeafRecord)
         case prioritized(PrioritizedNode)
     }
 
@@ -84,7 +87,11 @@ public struct Node: Sendable {
             storage = .empty
             return
         }
-        storage = .children(ChildMap(sorted: entries))
+        if let record = LeafRecord.make(entries) {
+            storage = .record(record)
+        } else {
+            storage = .children(ChildMap(sorted: entries))
+        }
         if let priority { storage = .prioritized(PrioritizedNode(content: Node(storage: storage), priority: priority)) }
     }
 
@@ -106,7 +113,7 @@ public struct Node: Sendable {
         case .number(let number): return .number(number)
         case .string(let text): return .string(text)
         case .prioritized(let box): return box.content.leafValue
-        case .empty, .children: return nil
+        case .empty, .children, .record: return nil
         }
     }
 
@@ -122,44 +129,61 @@ public struct Node: Sendable {
         return self
     }
 
-    /// The children map of an object node, looking through a priority box.
+    /// The children map of an object node, looking through a priority box; packed records are unpacked (an
+    /// allocation), so hot paths handle ``Storage/record(_:)`` themselves.
     var childMap: ChildMap? {
         switch storage {
         case .children(let map): return map
+        case .record(let record): return ChildMap(sorted: record.entries())
         case .prioritized(let box): return box.content.childMap
         case .empty, .bool, .number, .string: return nil
         }
     }
 
     /// Number of direct children (0 for leaves and empty).
-    public var childCount: Int { childMap?.count ?? 0 }
+    public var childCount: Int {
+        switch storage {
+        case .children(let map): return map.count
+        case .record(let record): return record.count
+        case .prioritized(let box): return box.content.childCount
+        case .empty, .bool, .number, .string: return 0
+        }
+    }
 
     /// Whether the node is an object (has at least one child).
-    public var hasChildren: Bool { childMap != nil }
+    public var hasChildren: Bool { childCount > 0 }
 
     /// The child at `key`; ``empty`` when absent or when this node is a leaf.
     public func child(_ key: Key) -> Node {
-        childMap?.child(key) ?? .empty
+        switch storage {
+        case .children(let map): return map.child(key) ?? .empty
+        case .record(let record): return record.child(key) ?? .empty
+        case .prioritized(let box): return box.content.child(key)
+        case .empty, .bool, .number, .string: return .empty
+        }
     }
 
     /// The descendant at `path` relative to this node; ``empty`` when any segment is missing.
     public func descendant(at path: Path) -> Node {
         var node = self
         for key in path.keys {
-            guard let map = node.childMap, let child = map.child(key) else { return .empty }
-            node = child
+            node = node.child(key)
+            if node.isEmpty { return node }
         }
         return node
     }
 
     /// The children in key order.
-    public var children: ChildIterator {
-        childMap.map { ChildIterator(map: $0, fromRank: 0) } ?? ChildIterator()
-    }
+    public var children: ChildIterator { children(fromRank: 0) }
 
     /// The children in key order, starting with the `rank`-th (0-based).
     public func children(fromRank rank: Int) -> ChildIterator {
-        childMap.map { ChildIterator(map: $0, fromRank: rank) } ?? ChildIterator()
+        switch storage {
+        case .children(let map): return ChildIterator(map: map, fromRank: rank)
+        case .record(let record): return ChildIterator(record: record, fromRank: rank)
+        case .prioritized(let box): return box.content.children(fromRank: rank)
+        case .empty, .bool, .number, .string: return ChildIterator()
+        }
     }
 
     /// The first child in key order.

@@ -8,8 +8,8 @@
 /// - object: `["priority:" + priorityText + ":"]` followed by `":" + key + ":" + hash(child)` for every child in
 ///   priority-index order (no priority, numbers, strings; ties in key order).
 ///
-/// The digest functions are parameters so that this module needs no cryptography of its own; the Store passes
-/// `Primitives.SHA1.hash` and `Primitives.Base64.encode`.
+/// The digest functions are parameters (``Node/hash`` passes `Primitives.SHA1` and `Primitives.Base64`), so the
+/// representation can be tested on its own.
 public enum NodeHash {
     /// The hash of `node`: `""` for the empty node, else 28 base64 characters.
     ///
@@ -38,8 +38,8 @@ public enum NodeHash {
             text += "number:" + hexBits(number)
         case .string(let string):
             text += "string:" + string
-        case .children(let map):
-            for entry in priorityOrder(map) {
+        case .children, .record:
+            for entry in priorityOrder(node.withoutPriority) {
                 let hash = childHash(entry.node)
                 guard !hash.isEmpty else { continue }
                 text += ":" + entry.key.string + ":" + hash
@@ -49,8 +49,8 @@ public enum NodeHash {
     }
 
     /// The children in priority-index order (§7.4); plain key order when no child has a priority.
-    static func priorityOrder(_ map: ChildMap) -> [ChildEntry] {
-        let entries = Array(map)
+    static func priorityOrder(_ node: Node) -> [ChildEntry] {
+        let entries = Array(node.children)
         guard entries.contains(where: { $0.node.priority != nil }) else { return entries }
         return entries.sorted { left, right in
             switch (left.node.priority, right.node.priority) {

@@ -15,7 +15,7 @@ func key(_ text: String) throws -> Key {
     try Key(text)
 }
 
-/// The SDK hash with the test-only digests.
+/// The SDK hash (Primitives' SHA-1 and base64).
 func sdkHash(_ node: Node) -> String {
-    NodeHash.hash(node, sha1: TestDigest.sha1, base64: TestDigest.base64)
+    node.hash
 }

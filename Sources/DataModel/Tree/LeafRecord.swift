@@ -1,0 +1,181 @@
+/// Compact, immutable storage for a small object whose children are all leaves without priority — the typical
+/// Firebase record (`{"text":"…","uid":"…","timestamp":…}`).
+///
+/// Why: stored as a general object, such a record costs an array header plus 40 bytes per child, and every string
+/// over 15 bytes a separate allocation with a 32-byte header; a 100 MB import then needs about 3.5× its size in
+/// memory. Packed here, keys and values share one allocation: about 1.1–1.5× the record's JSON size.
+///
+/// Layout of the bytes, children in key order: key length (1 byte), key (UTF-8), tag (1 byte: 0 false, 1 true,
+/// 2 number, 3 string), then 8 bytes of IEEE-754 bits (little-endian) for numbers, or a 2-byte little-endian length
+/// and the UTF-8 bytes for strings. Lookups scan linearly (at most ``maxChildren`` children).
+///
+/// Records are produced when an object is built from sorted entries (JSON reading, ``Node/init(children:priority:)``)
+/// and never mutated: writing into one converts it to the general form first (``Node/modifyChild(_:_:)``).
+/// Rejected alternative: packing every object (including nested ones) into a byte tree — smaller still, but every
+/// write inside it would re-encode its whole subtree.
+struct LeafRecord: @unchecked Sendable {
+    // The buffer is immutable after `make`, hence shareable across queues (ManagedBuffer itself cannot be Sendable).
+
+    /// The packed bytes, with the child count and encoded size in the header.
+    final class Buffer: ManagedBuffer<Header, UInt8> {}
+
+    /// Child count and encoded size.
+    struct Header {
+        var count: Int32
+        var byteCount: Int32
+    }
+
+    /// The storage.
+    let buffer: Buffer
+
+    /// Most children a record holds.
+    static let maxChildren = 16
+    /// Largest encoded size; bigger objects keep the general form (and big strings their own storage).
+    static let maxBytes = 2048
+
+    private enum Tag {
+        static let `false`: UInt8 = 0
+        static let `true`: UInt8 = 1
+        static let number: UInt8 = 2
+        static let string: UInt8 = 3
+    }
+
+    /// A leaf value as stored in the record; string bytes point into the record.
+    enum Value {
+        case bool(Bool)
+        case number(Double)
+        case string(UnsafeBufferPointer<UInt8>)
+    }
+
+    /// Packs `entries` (sorted by key, non-empty nodes) when they qualify, else returns `nil`.
+    static func make(_ entries: ContiguousArray<ChildEntry>) -> LeafRecord? {
+        guard !entries.isEmpty && entries.count <= maxChildren else { return nil }
+        var size = 0
+        for entry in entries {
+            let keyCount = entry.key.utf8Count
+            guard keyCount <= 255 else { return nil }
+            size += 2 + keyCount
+            switch entry.node.storage {
+            case .bool: break
+            case .number: size += 8
+            case .string(let text): size += 2 + text.utf8.count
+            case .empty, .children, .record, .prioritized: return nil
+            }
+            if size > maxBytes { return nil }
+        }
+        let created = Buffer.create(minimumCapacity: size) { _ in Header(count: Int32(entries.count), byteCount: Int32(size)) }
+        let record = LeafRecord(buffer: unsafeDowncast(created, to: Buffer.self))
+        record.buffer.withUnsafeMutablePointerToElements { base in
+            var offset = 0
+            func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+                if let source = bytes.baseAddress, bytes.count > 0 { (base + offset).update(from: source, count: bytes.count) }
+                offset += bytes.count
+            }
+            func appendByte(_ byte: UInt8) {
+                base[offset] = byte
+                offset += 1
+            }
+            for entry in entries {
+                entry.key.string.withUTF8Bytes { key in
+                    appendByte(UInt8(key.count))
+                    append(key)
+                }
+                switch entry.node.storage {
+                case .bool(let flag):
+                    appendByte(flag ? Tag.true : Tag.false)
+                case .number(let number):
+                    appendByte(Tag.number)
+                    withUnsafeBytes(of: number.bitPattern.littleEndian) { append($0.bindMemory(to: UInt8.self)) }
+                case .string(let text):
+                    appendByte(Tag.string)
+                    text.withUTF8Bytes { bytes in
+                        withUnsafeBytes(of: UInt16(bytes.count).littleEndian) { append($0.bindMemory(to: UInt8.self)) }
+                        append(bytes)
+                    }
+                case .empty, .children, .record, .prioritized:
+                    break
+                }
+            }
+        }
+        return record
+    }
+
+    /// Number of children.
+    var count: Int { Int(buffer.header.count) }
+
+    /// Calls `body` with each child's key bytes and value, in key order, until it returns `false`.
+    func forEach(_ body: (UnsafeBufferPointer<UInt8>, Value) -> Bool) {
+        let byteCount = Int(buffer.header.byteCount)
+        buffer.withUnsafeMutablePointerToElements { mutableBase in
+            let base = UnsafePointer(mutableBase)
+            var offset = 0
+            while offset < byteCount {
+                let keyCount = Int(base[offset])
+                let key = UnsafeBufferPointer(start: base + offset + 1, count: keyCount)
+                offset += 1 + keyCount
+                let tag = base[offset]
+                offset += 1
+                let value: Value
+                switch tag {
+                case Tag.false, Tag.true:
+                    value = .bool(tag == Tag.true)
+                case Tag.number:
+                    let bits = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
+                    value = .number(Double(bitPattern: UInt64(littleEndian: bits)))
+                    offset += 8
+                default:
+                    let length = Int(UInt16(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt16.self)))
+                    value = .string(UnsafeBufferPointer(start: base + offset + 2, count: length))
+                    offset += 2 + length
+                }
+                if !body(key, value) { return }
+            }
+        }
+    }
+
+    /// The node for a stored value.
+    static func node(_ value: Value) -> Node {
+        switch value {
+        case .bool(let flag): return Node(storage: .bool(flag))
+        case .number(let number): return Node(storage: .number(number))
+        case .string(let bytes): return Node(storage: .string(String(decoding: bytes, as: UTF8.self)))
+        }
+    }
+
+    /// The child with `key`, if present.
+    func child(_ key: Key) -> Node? {
+        var found: Node?
+        key.string.withUTF8Bytes { wanted in
+            forEach { name, value in
+                guard name.count == wanted.count, CodeUnitOrder.compare(name, wanted) == 0 else { return true }
+                found = LeafRecord.node(value)
+                return false
+            }
+        }
+        return found
+    }
+
+    /// All children as general entries (for writes and rank queries).
+    func entries() -> ContiguousArray<ChildEntry> {
+        var result = ContiguousArray<ChildEntry>()
+        result.reserveCapacity(count)
+        forEach { name, value in
+            result.append(ChildEntry(key: Key(unchecked: String(decoding: name, as: UTF8.self)), node: LeafRecord.node(value)))
+            return true
+        }
+        return result
+    }
+
+    /// Whether two records hold the same bytes.
+    func hasSameBytes(as other: LeafRecord) -> Bool {
+        if buffer === other.buffer { return true }
+        let count = Int(buffer.header.byteCount)
+        guard count == Int(other.buffer.header.byteCount) else { return false }
+        return buffer.withUnsafeMutablePointerToElements { left in
+            other.buffer.withUnsafeMutablePointerToElements { right in
+                CodeUnitOrder.compare(
+                    UnsafeBufferPointer(start: left, count: count), UnsafeBufferPointer(start: right, count: count)) == 0
+            }
+        }
+    }
+}
