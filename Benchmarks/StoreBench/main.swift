@@ -1,6 +1,8 @@
 // StoreBench: throughput and start-up measurements for the Store module (not a test; run a release build).
 //
-//   StoreBench memory [count]                  in-memory leaf sets/s on one shard and on all shards
+//   StoreBench memory [count] [--batch B[,B...]]
+//                                              in-memory leaf sets/s on one shard and on all shards, submitted
+//                                              one by one (B = 1, the default) or in write(batch:) calls of B
 //   StoreBench durable DIR [seconds] [writers] [--window W[,W...]]
 //                                              acknowledged writes/s with fsync always (default 5 s, 64 writers,
 //                                              window 1); one fresh store per window in DIR/window-W
@@ -15,7 +17,7 @@ import Glibc
 let arguments = Arguments(CommandLine.arguments.dropFirst(2))
 switch CommandLine.arguments.dropFirst().first {
 case "memory":
-    memoryBenchmark(count: arguments.positional(0, default: 2_000_000))
+    memoryBenchmark(count: arguments.positional(0, default: 2_000_000), batches: arguments.list("batch", default: [1]))
 case "durable" where arguments.positional.count >= 1:
     for window in arguments.list("window", default: [1]) {
         durableBenchmark(directory: arguments.positional[0] + "/window-\(window)",
@@ -29,7 +31,7 @@ case "import" where arguments.positional.count >= 2:
 case "load" where arguments.positional.count >= 1:
     loadBenchmark(directory: arguments.positional[0])
 default:
-    print("usage: StoreBench memory [count] | durable DIR [seconds] [writers] [--window W[,W...]] | "
+    print("usage: StoreBench memory [count] [--batch B[,B...]] | durable DIR [seconds] [writers] [--window W[,W...]] | "
         + "generate FILE [MB] | import FILE DIR | load DIR")
     exit(2)
 }
