@@ -22,7 +22,7 @@ import Synchronization
 /// |---|---|
 /// | `pending` mutex | the batch being filled, rotation markers, whether a pass is scheduled, a sticky failure |
 /// | `queue` (flush queue) | the segment list, the open file, its size |
-/// | `acknowledgements` (acknowledgement queue) | acknowledgements not yet delivered; runs them |
+/// | `acknowledgements` (``AckDelivery``, its own queue) | acknowledgements not yet delivered; runs them |
 ///
 /// After any write or `fdatasync` error the journal fails permanently: the state of the file is unknown (an
 /// `fdatasync` failure may have dropped dirty pages), so every pending and later record is failed with the error
@@ -36,8 +36,7 @@ final class JournalWriter: Sendable {
     let maxSegmentBytes: Int
 
     private let queue: DispatchQueue
-    private let acknowledgements: DispatchQueue
-    private let delivery = AckDelivery()
+    private let acknowledgements: AckDelivery
     private let pending: Mutex<PendingRecords>
     private let files: FlushState
 
@@ -50,7 +49,7 @@ final class JournalWriter: Sendable {
         self.policy = policy
         self.maxSegmentBytes = maxSegmentBytes
         queue = DispatchQueue(label: label)
-        acknowledgements = DispatchQueue(label: label + ".acks")
+        acknowledgements = AckDelivery(label: label + ".acks")
         pending = Mutex(PendingRecords())
         files = FlushState(segments: existing)
         if let last = existing.last {
@@ -94,7 +93,7 @@ final class JournalWriter: Sendable {
             return (nil, schedule)
         }
         if let failure = outcome.failure {
-            queue.async { [self] in settle([ack], with: .failure(failure)) }
+            queue.async { [self] in acknowledgements.settle([ack], with: .failure(failure), journal: self) }
         } else if outcome.schedule {
             queue.async { [self] in flushPasses() }
         }
@@ -161,7 +160,7 @@ final class JournalWriter: Sendable {
             }
         }
         pending.withLock { $0.failure = $0.failure ?? .journalFailed(file: directory) }
-        acknowledgements.sync {}  // every acknowledgement settled by the final passes has run
+        acknowledgements.waitUntilDelivered()
         try result.get()
     }
 
@@ -172,7 +171,7 @@ final class JournalWriter: Sendable {
 
     /// Delivers acknowledgements that waited behind a multi-shard write that has now settled.
     func resumeAcknowledgements() {
-        acknowledgements.async { [self] in deliverAcknowledgements() }
+        acknowledgements.resume(journal: self)
     }
 
     // MARK: - Flush queue
@@ -231,10 +230,10 @@ final class JournalWriter: Sendable {
                 files.dirty = false
                 files.passSynchronizations += 1
             }
-            settle(acks, with: .success(()))
+            acknowledgements.settle(acks, with: .success(()), journal: self)
         } catch {
             fail(with: error)
-            settle(acks, with: .failure(error))
+            acknowledgements.settle(acks, with: .failure(error), journal: self)
         }
     }
 
@@ -278,81 +277,6 @@ final class JournalWriter: Sendable {
         files.failure = files.failure ?? error
         pending.withLock { $0.failure = $0.failure ?? error }
     }
-
-    /// Queues `acks` for delivery, after every acknowledgement settled before.
-    private func settle(_ acks: [JournalAck], with result: Result<Void, JournalError>) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        acknowledgements.async { [self] in
-            for ack in acks { delivery.waiting.append(WaitingAck(ack: ack, result: result)) }
-            deliverAcknowledgements()
-        }
-    }
-
-    /// Delivers acknowledgements in append order, stopping at a multi-shard part that is not settled everywhere.
-    private func deliverAcknowledgements() {
-        dispatchPrecondition(condition: .onQueue(acknowledgements))
-        while delivery.waitingHead < delivery.waiting.count {
-            let index = delivery.waitingHead
-            let entry = delivery.waiting[index]
-            switch entry.ack {
-            case .single(let callback):
-                callback(entry.result)
-            case .transactionPart(let transaction):
-                if !entry.reported {
-                    delivery.waiting[index].reported = true
-                    transaction.partSettled(in: self, result: entry.result)
-                }
-                if !transaction.isSettled { return }
-            }
-            delivery.waitingHead += 1
-        }
-        delivery.waiting.removeAll(keepingCapacity: true)
-        delivery.waitingHead = 0
-    }
-}
-
-/// Records appended but not yet taken by a flush pass.
-private struct PendingRecords {
-    var open = PendingBatch()
-    /// Batches closed by a rotation marker, oldest first.
-    var sealed: [PendingBatch] = []
-    var flushScheduled = false
-    var failure: JournalError?
-    /// Bytes appended since the journal was opened (snapshot trigger).
-    var appendedBytes = 0
-    /// An empty buffer with capacity, from a batch already written, for the next batch.
-    var spare: [UInt8] = []
-}
-
-/// Framed records that go into one segment, optionally followed by a rotation.
-private struct PendingBatch {
-    /// Written buffers up to this capacity are reused (4 MiB).
-    static let retainedCapacity = 4 << 20
-
-    var bytes: [UInt8] = []
-    var acks: [JournalAck] = []
-    var firstSequence: UInt64?
-    /// Start a new segment with this first sequence after writing `bytes`.
-    var rotation: UInt64?
-
-    var isEmpty: Bool { firstSequence == nil && acks.isEmpty && rotation == nil }
-
-    /// Adds `records` (possibly none, for a barrier) and their acknowledgement; a batch's first records go into
-    /// `spare` when it is the larger buffer, which saves regrowing one on every pass.
-    mutating func add(_ records: FramedRecords, ack: JournalAck, spare: inout [UInt8]) {
-        if let first = records.firstSequence {
-            if bytes.isEmpty && spare.capacity > bytes.capacity { swap(&bytes, &spare) }
-            bytes.append(contentsOf: records.bytes)
-            if firstSequence == nil { firstSequence = first }
-        }
-        acks.append(ack)
-    }
-}
-
-private struct WaitingAck {
-    let ack: JournalAck
-    let result: Result<Void, JournalError>
-    var reported = false
 }
 
 /// State owned by the journal's flush queue.
@@ -371,12 +295,4 @@ private final class FlushState: @unchecked Sendable {
     init(segments: [JournalSegment]) {
         self.segments = segments
     }
-}
-
-/// State owned by the journal's acknowledgement queue.
-private final class AckDelivery: @unchecked Sendable {
-    // Touched only on JournalWriter.acknowledgements.
-    /// Settled acknowledgements in append order, from `waitingHead` on not yet delivered.
-    var waiting: [WaitingAck] = []
-    var waitingHead = 0
 }
