@@ -193,19 +193,21 @@ final class JournalWriter: Sendable {
                 }
                 return batches
             }
-            guard let batches else { return }
+            guard var batches else { return }
             runPass(batches)
-            recycle(batches)
+            recycle(&batches[0].bytes)
         }
     }
 
     /// Hands the byte buffer of a written batch back for the next one, so that steady group commits do not
     /// regrow a fresh buffer on every pass.
-    private func recycle(_ batches: [PendingBatch]) {
-        guard var buffer = batches.first?.bytes, buffer.capacity <= PendingBatch.retainedCapacity else { return }
-        buffer.removeAll(keepingCapacity: true)
+    private func recycle(_ bytes: inout [UInt8]) {
+        guard bytes.capacity <= PendingBatch.retainedCapacity else { return }
+        var buffer: [UInt8] = []
+        swap(&buffer, &bytes)
+        buffer.removeAll(keepingCapacity: true)  // uniquely referenced now: keeps its storage
         pending.withLock { state in
-            if state.spare.capacity < buffer.capacity { state.spare = buffer }
+            if state.spare.capacity < buffer.capacity { swap(&state.spare, &buffer) }
         }
     }
 
