@@ -7,9 +7,11 @@ extension Store {
     /// A write whose targets all lie in one shard runs on that shard's queue with no coordination; any other write
     /// (a wide target, or targets in several shards) is a multi-shard write: atomic and isolated across its shards.
     /// `completion` runs once, on a store queue: after the write is applied and reported to the observer, and,
-    /// with persistence, once its record is durable; or with the reason it was rejected (nothing applied).
+    /// with persistence, once its record is durable; or with the reason it was rejected (nothing applied), which
+    /// with persistence is delivered only once the writes applied before it on its shards are durable.
     ///
-    /// Server values are resolved when the write is applied, against the data just before it.
+    /// Server values are resolved when the write is applied, against the data just before it. To submit many
+    /// writes at once, ``write(batch:completion:)`` costs one queue hop per shard instead of one per write.
     public func write(_ write: StoreWrite,
                       completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void)
     {
@@ -17,61 +19,73 @@ extension Store {
             completion(.failure(.unavailable))
             return
         }
-        let targets = WriteTargets(write)
-        guard !targets.entries.isEmpty else {
+        switch WriteTargets.route(of: write, in: layout) {
+        case .nothing:
             completion(.success(WriteOutcome(changes: [])))
-            return
-        }
-        switch targets.route(in: layout) {
         case .singleShard(let index):
             let shard = shards[index]
-            shard.submit { [self] in applyLocal(targets, on: shard, completion: completion) }
+            shard.submit { [self] in applyLocal(write, on: shard, completion: completion) }
         case .multiShard(let participants):
-            applyCoordinated(targets, participants: participants, completion: completion)
+            applyCoordinated(WriteTargets(write), participants: participants, completion: completion)
         }
     }
 
     /// Applies a single-shard write on the shard's queue.
-    private func applyLocal(_ targets: WriteTargets, on shard: Shard,
+    private func applyLocal(_ write: StoreWrite, on shard: Shard,
                             completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void)
     {
         dispatchPrecondition(condition: .onQueue(shard.queue))
-        if let journal = shard.journal, journal.hasFailed {
+        guard let journal = shard.journal else {
+            completion(applyOnShard(write, on: shard))
+            return
+        }
+        if journal.hasFailed {
             completion(.failure(.unavailable))
             return
         }
-        let planned: (operations: [ShardOperation], changes: [Change])
+        let result = applyOnShard(write, on: shard)
+        journal.append(shard.records, ack: .single { completion(Self.settle(result, journal: $0)) })
+        shard.records.removeAll()
+    }
+
+    /// Applies a single-shard write on its shard's queue: installs it in the shard's state, reports it to the
+    /// observer and, with a journal, frames its record into the shard's ``Shard/records``; returns the outcome
+    /// (not yet durable) or why the write was rejected.
+    func applyOnShard(_ write: StoreWrite, on shard: Shard) -> Result<WriteOutcome, StoreError> {
+        let applied: LocalWrite.Applied
         do throws(StoreError) {
-            planned = try LocalWrite.apply(targets, to: &shard.state, layout: layout, clock: clock)
+            applied = try LocalWrite.apply(write, to: &shard.state, layout: layout, clock: clock)
         } catch {
-            completion(.failure(error))
-            return
+            return .failure(error)
         }
         shard.state.sequence += 1
         let sequence = shard.state.sequence
         if let observer {
             observer(ChangeRecord(shard: shard.index, sequence: sequence, transaction: nil,
-                                  participants: [shard.index], changes: planned.changes))
+                                  participants: shard.soloParticipants, changes: applied.changes))
         }
-        let outcome = WriteOutcome(changes: planned.changes)
-        guard let journal = shard.journal else {
-            completion(.success(outcome))
-            return
+        if shard.journal != nil {
+            shard.records.append(sequence: sequence) { applied.encodeRecord(sequence: sequence, into: &$0) }
         }
-        let record = ShardRecord(sequence: sequence, transaction: nil, operations: planned.operations)
-        journal.append(sequence: sequence, payload: ShardRecordCodec.encode(record), ack: .single { result in
-            completion(result.map { outcome }.mapError { .persistence($0) })
-        })
+        return .success(applied.outcome)
+    }
+
+    /// The result delivered for a write once its journal settled: a journal failure fails an applied write; a
+    /// rejected write keeps its own reason.
+    static func settle(_ result: Result<WriteOutcome, StoreError>, journal: Result<Void, JournalError>)
+        -> Result<WriteOutcome, StoreError>
+    {
+        if case .success = result, case .failure(let error) = journal { return .failure(.persistence(error)) }
+        return result
     }
 
     /// Holds the participants, plans the write from their captured states, and commits it on each.
-    private func applyCoordinated(_ targets: WriteTargets, participants: [Int],
-                                  completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void)
+    func applyCoordinated(_ targets: WriteTargets, participants: [Int],
+                          completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void)
     {
         coordinate(participants, holding: true) { [self] id, states in
             if participants.contains(where: { shards[$0].journal?.hasFailed ?? false }) {
-                releaseWithoutChange(participants)
-                completion(.failure(.unavailable))
+                release(participants, rejecting: .unavailable, completion: completion)
                 return
             }
             var plan = CoordinatedWrite(layout: layout, states: states)
@@ -79,8 +93,7 @@ extension Store {
             do throws(StoreError) {
                 changes = try plan.apply(targets, timestamp: clock())
             } catch {
-                releaseWithoutChange(participants)
-                completion(.failure(error))
+                release(participants, rejecting: error, completion: completion)
                 return
             }
             let outcome = WriteOutcome(changes: changes)
@@ -112,18 +125,32 @@ extension Store {
                                participants: tag.participants, changes: changes))
         if let journal = shard.journal {
             let record = ShardRecord(sequence: state.sequence, transaction: tag, operations: operations)
-            journal.append(sequence: state.sequence, payload: ShardRecordCodec.encode(record),
-                           ack: .transactionPart(durability))
+            shard.records.append(sequence: state.sequence) { ShardRecordCodec.encode(record, into: &$0) }
+            journal.append(shard.records, ack: .transactionPart(durability))
+            shard.records.removeAll()
         } else {
             durability.partSettled(in: nil, result: .success(()))
         }
         shard.release()
     }
 
-    private func releaseWithoutChange(_ participants: [Int]) {
+    /// Releases the participants of a rejected multi-shard write. With persistence, the rejection is delivered
+    /// once every participant's earlier records are durable (a barrier in each journal), like a single-shard
+    /// rejection.
+    private func release(_ participants: [Int], rejecting error: StoreError,
+                         completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void)
+    {
+        let barrier = TransactionDurability(parts: participants.count) { _ in completion(.failure(error)) }
         for index in participants {
             let shard = shards[index]
-            shard.queue.async { shard.release() }
+            shard.queue.async {
+                if let journal = shard.journal {
+                    journal.append(FramedRecords(), ack: .transactionPart(barrier))
+                } else {
+                    barrier.partSettled(in: nil, result: .success(()))
+                }
+                shard.release()
+            }
         }
     }
 }

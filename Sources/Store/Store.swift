@@ -13,7 +13,8 @@ import Synchronization
 ///   a consistent cut.
 /// - **Order.** Tasks submitted from one thread run in submission order on each shard, so writes to a location
 ///   apply, and are reported, in the order they were submitted; a write's completion runs after it is applied,
-///   so a read submitted after the completion sees it.
+///   so a read submitted after the completion sees it. ``write(batch:completion:)`` keeps this order at one
+///   queue hop per shard per batch.
 /// - **Change records.** The observer gets a ``ChangeRecord`` for every applied write, on the queue of the
 ///   reporting shard, in apply order, before the write's completion (so events can go out before the ack).
 /// - **Durability.** With persistence, a write's record goes to the shard's journal and its completion runs when

@@ -10,16 +10,19 @@ import Synchronization
 /// The append-only journal of one shard: frames records, writes them in batches and acknowledges them once
 /// durable under the ``FsyncPolicy`` (group commit).
 ///
-/// Appending is cheap and never blocks on I/O: the shard queue frames the record and adds it to the pending batch
-/// under a mutex private to this journal (so no lock is shared between shards). One flush pass on the journal's own
-/// serial queue takes everything pending, writes it with one `write(2)`, calls `fdatasync` once (policy `always`)
-/// and then acknowledges every record of the pass; records appended while that `fdatasync` ran form the next pass.
-/// With N concurrent writers a pass therefore carries up to N records for the cost of one disk flush.
+/// Appending is cheap and never blocks on I/O: the shard queue frames its records and adds them to the pending
+/// batch under a mutex private to this journal (so no lock is shared between shards). One flush pass on the
+/// journal's own serial queue takes everything pending, writes it with one `write(2)`, calls `fdatasync` once
+/// (policy `always`) and hands the pass's acknowledgements to the acknowledgement queue, which runs them in append
+/// order while the flush queue goes straight on to the next pass: everything appended while an `fdatasync` ran (or
+/// while earlier acknowledgements were being delivered) forms the next pass. With N writes outstanding a pass
+/// therefore carries up to N records for the cost of one disk flush.
 ///
 /// | Owner | State |
 /// |---|---|
 /// | `pending` mutex | the batch being filled, rotation markers, whether a pass is scheduled, a sticky failure |
-/// | `queue` (flush queue) | the segment list, the open file, its size, acknowledgements not yet delivered |
+/// | `queue` (flush queue) | the segment list, the open file, its size |
+/// | `acknowledgements` (``AckDelivery``, its own queue) | acknowledgements not yet delivered; runs them |
 ///
 /// After any write or `fdatasync` error the journal fails permanently: the state of the file is unknown (an
 /// `fdatasync` failure may have dropped dirty pages), so every pending and later record is failed with the error
@@ -33,6 +36,7 @@ final class JournalWriter: Sendable {
     let maxSegmentBytes: Int
 
     private let queue: DispatchQueue
+    private let acknowledgements: AckDelivery
     private let pending: Mutex<PendingRecords>
     private let files: FlushState
 
@@ -45,6 +49,7 @@ final class JournalWriter: Sendable {
         self.policy = policy
         self.maxSegmentBytes = maxSegmentBytes
         queue = DispatchQueue(label: label)
+        acknowledgements = AckDelivery(label: label + ".acks")
         pending = Mutex(PendingRecords())
         files = FlushState(segments: existing)
         if let last = existing.last {
@@ -62,24 +67,33 @@ final class JournalWriter: Sendable {
 
     // MARK: - Appending (any queue, normally the shard's)
 
-    /// Appends one record; `ack` runs once it is durable (or failed), on the journal's flush queue.
+    /// Appends one record; `ack` runs once it is durable (or failed), on the journal's acknowledgement queue.
     ///
     /// Records are written in the order of `append` calls; `sequence` must increase and names the segment a record
     /// starts.
     func append(sequence: UInt64, payload: [UInt8], ack: JournalAck) {
-        var framed: [UInt8] = []
-        framed.reserveCapacity(RecordFraming.headerSize + payload.count)
-        RecordFraming.append(payload: payload, to: &framed)
+        var records = FramedRecords()
+        records.append(sequence: sequence) { $0.bytes.append(contentsOf: payload) }
+        append(records, ack: ack)
+    }
+
+    /// Appends every record of `records` with one lock and one copy; `ack` runs once they are all durable (or
+    /// failed), on the journal's acknowledgement queue, after the acknowledgements of every earlier append.
+    ///
+    /// With no records, `ack` is a barrier: it runs once everything appended before it is durable. Writes that
+    /// were rejected use it, so their rejection (which may describe data that is not durable yet) never overtakes
+    /// the acknowledgement of a write applied before them.
+    func append(_ records: FramedRecords, ack: JournalAck) {
         let outcome: (failure: JournalError?, schedule: Bool) = pending.withLock { state in
             if let failure = state.failure { return (failure, false) }
-            state.open.add(framed, sequence: sequence, ack: ack)
-            state.appendedBytes += framed.count
+            state.open.add(records, ack: ack, spare: &state.spare)
+            state.appendedBytes += records.bytes.count
             let schedule = !state.flushScheduled
             state.flushScheduled = true
             return (nil, schedule)
         }
         if let failure = outcome.failure {
-            queue.async { [self] in settle([ack], with: .failure(failure)) }
+            queue.async { [self] in acknowledgements.settle([ack], with: .failure(failure), journal: self) }
         } else if outcome.schedule {
             queue.async { [self] in flushPasses() }
         }
@@ -122,8 +136,9 @@ final class JournalWriter: Sendable {
         }
     }
 
-    /// Writes and syncs everything appended so far, stops the interval timer and closes the file; later appends
-    /// fail. Blocks the caller (shutdown and tests only).
+    /// Writes and syncs everything appended so far, stops the interval timer, closes the file and waits for the
+    /// acknowledgements settled so far to run; later appends fail. Blocks the caller (shutdown and tests only;
+    /// never from a completion).
     func close() throws(JournalError) {
         let result: Result<Void, JournalError> = queue.sync {
             flushPasses()
@@ -145,6 +160,7 @@ final class JournalWriter: Sendable {
             }
         }
         pending.withLock { $0.failure = $0.failure ?? .journalFailed(file: directory) }
+        acknowledgements.waitUntilDelivered()
         try result.get()
     }
 
@@ -155,7 +171,7 @@ final class JournalWriter: Sendable {
 
     /// Delivers acknowledgements that waited behind a multi-shard write that has now settled.
     func resumeAcknowledgements() {
-        queue.async { [self] in deliverAcknowledgements() }
+        acknowledgements.resume(journal: self)
     }
 
     // MARK: - Flush queue
@@ -177,8 +193,21 @@ final class JournalWriter: Sendable {
                 }
                 return batches
             }
-            guard let batches else { return }
+            guard var batches else { return }
             runPass(batches)
+            recycle(&batches[0].bytes)
+        }
+    }
+
+    /// Hands the byte buffer of a written batch back for the next one, so that steady group commits do not
+    /// regrow a fresh buffer on every pass.
+    private func recycle(_ bytes: inout [UInt8]) {
+        guard bytes.capacity <= PendingBatch.retainedCapacity else { return }
+        var buffer: [UInt8] = []
+        swap(&buffer, &bytes)
+        buffer.removeAll(keepingCapacity: true)  // uniquely referenced now: keeps its storage
+        pending.withLock { state in
+            if state.spare.capacity < buffer.capacity { swap(&state.spare, &buffer) }
         }
     }
 
@@ -203,10 +232,10 @@ final class JournalWriter: Sendable {
                 files.dirty = false
                 files.passSynchronizations += 1
             }
-            settle(acks, with: .success(()))
+            acknowledgements.settle(acks, with: .success(()), journal: self)
         } catch {
             fail(with: error)
-            settle(acks, with: .failure(error))
+            acknowledgements.settle(acks, with: .failure(error), journal: self)
         }
     }
 
@@ -250,67 +279,6 @@ final class JournalWriter: Sendable {
         files.failure = files.failure ?? error
         pending.withLock { $0.failure = $0.failure ?? error }
     }
-
-    private func settle(_ acks: [JournalAck], with result: Result<Void, JournalError>) {
-        for ack in acks { files.waiting.append(WaitingAck(ack: ack, result: result)) }
-        deliverAcknowledgements()
-    }
-
-    /// Delivers acknowledgements in append order, stopping at a multi-shard part that is not settled everywhere.
-    private func deliverAcknowledgements() {
-        dispatchPrecondition(condition: .onQueue(queue))
-        while files.waitingHead < files.waiting.count {
-            let index = files.waitingHead
-            let entry = files.waiting[index]
-            switch entry.ack {
-            case .single(let callback):
-                callback(entry.result)
-            case .transactionPart(let transaction):
-                if !entry.reported {
-                    files.waiting[index].reported = true
-                    transaction.partSettled(in: self, result: entry.result)
-                }
-                if !transaction.isSettled { return }
-            }
-            files.waitingHead += 1
-        }
-        files.waiting.removeAll(keepingCapacity: true)
-        files.waitingHead = 0
-    }
-}
-
-/// Records appended but not yet taken by a flush pass.
-private struct PendingRecords {
-    var open = PendingBatch()
-    /// Batches closed by a rotation marker, oldest first.
-    var sealed: [PendingBatch] = []
-    var flushScheduled = false
-    var failure: JournalError?
-    /// Bytes appended since the journal was opened (snapshot trigger).
-    var appendedBytes = 0
-}
-
-/// Framed records that go into one segment, optionally followed by a rotation.
-private struct PendingBatch {
-    var bytes: [UInt8] = []
-    var acks: [JournalAck] = []
-    var firstSequence: UInt64?
-    /// Start a new segment with this first sequence after writing `bytes`.
-    var rotation: UInt64?
-
-    var isEmpty: Bool { firstSequence == nil && rotation == nil }
-
-    mutating func add(_ framed: [UInt8], sequence: UInt64, ack: JournalAck) {
-        bytes.append(contentsOf: framed)
-        acks.append(ack)
-        if firstSequence == nil { firstSequence = sequence }
-    }
-}
-
-private struct WaitingAck {
-    let ack: JournalAck
-    let result: Result<Void, JournalError>
-    var reported = false
 }
 
 /// State owned by the journal's flush queue.
@@ -323,8 +291,6 @@ private final class FlushState: @unchecked Sendable {
     var dirty = false
     var failure: JournalError?
     var timer: (any DispatchSourceTimer)?
-    var waiting: [WaitingAck] = []
-    var waitingHead = 0
     /// `fdatasync` calls made at the end of flush passes (group commits), for tests and metrics.
     var passSynchronizations = 0
 

@@ -20,14 +20,10 @@ enum RecordFraming {
 
     /// Appends the framed record for `payload` to `output`.
     static func append(payload: UnsafeRawBufferPointer, to output: inout [UInt8]) {
-        precondition(payload.count > 0 && payload.count <= maxPayloadBytes, "journal payload size out of range")
-        var header = [UInt8](repeating: 0, count: headerSize)
-        store(UInt32(payload.count), into: &header, at: 0)
-        store(CRC32C.checksum(payload), into: &header, at: 4)
-        let headerChecksum = header.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<8])) }
-        store(headerChecksum, into: &header, at: 8)
-        output.append(contentsOf: header)
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: headerSize))
         output.append(contentsOf: payload)
+        output.withUnsafeMutableBytes { completeHeader(in: $0, at: start) }
     }
 
     /// Appends the framed record for `payload` to `output`.
@@ -35,11 +31,25 @@ enum RecordFraming {
         payload.withUnsafeBytes { append(payload: $0, to: &output) }
     }
 
-    private static func store(_ value: UInt32, into bytes: inout [UInt8], at offset: Int) {
-        bytes[offset] = UInt8(truncatingIfNeeded: value)
-        bytes[offset + 1] = UInt8(truncatingIfNeeded: value >> 8)
-        bytes[offset + 2] = UInt8(truncatingIfNeeded: value >> 16)
-        bytes[offset + 3] = UInt8(truncatingIfNeeded: value >> 24)
+    /// Appends a framed record whose payload `encodePayload` writes straight into `writer` (which must not spill):
+    /// the header is reserved first and filled in afterwards, so the payload is never copied.
+    static func append(to writer: inout BinaryWriter, payload encodePayload: (inout BinaryWriter) -> Void) {
+        let start = writer.bytes.count
+        writer.bytes.append(contentsOf: repeatElement(0, count: headerSize))
+        encodePayload(&writer)
+        writer.bytes.withUnsafeMutableBytes { completeHeader(in: $0, at: start) }
+    }
+
+    /// Fills in the header reserved at `start` for the payload that runs from after it to the end of `bytes`.
+    private static func completeHeader(in bytes: UnsafeMutableRawBufferPointer, at start: Int) {
+        let payloadStart = start + headerSize
+        let length = bytes.count - payloadStart
+        precondition(length > 0 && length <= maxPayloadBytes, "journal payload size out of range")
+        let payload = UnsafeRawBufferPointer(rebasing: bytes[payloadStart...])
+        bytes.storeBytes(of: UInt32(length).littleEndian, toByteOffset: start, as: UInt32.self)
+        bytes.storeBytes(of: CRC32C.checksum(payload).littleEndian, toByteOffset: start + 4, as: UInt32.self)
+        let header = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + 8)])
+        bytes.storeBytes(of: CRC32C.checksum(header).littleEndian, toByteOffset: start + 8, as: UInt32.self)
     }
 
     static func load64(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> UInt64 {

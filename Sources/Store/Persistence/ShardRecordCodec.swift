@@ -19,21 +19,28 @@ enum ShardRecordCodec {
     private static let singleKind: UInt8 = 1
     private static let transactionKind: UInt8 = 2
 
-    static func encode(_ record: ShardRecord) -> [UInt8] {
-        var writer = BinaryWriter()
-        if let transaction = record.transaction {
+    /// Appends the payload of `record` to `writer`.
+    static func encode(_ record: ShardRecord, into writer: inout BinaryWriter) {
+        encode(sequence: record.sequence, transaction: record.transaction, operations: record.operations,
+               into: &writer)
+    }
+
+    /// Appends the payload of a record made of its parts, so that callers holding one operation need no array.
+    static func encode(sequence: UInt64, transaction: TransactionTag?, operations: some Collection<ShardOperation>,
+                       into writer: inout BinaryWriter)
+    {
+        if let transaction {
             writer.write(transactionKind)
-            writer.writeVarint(record.sequence)
+            writer.writeVarint(sequence)
             writer.writeVarint(transaction.id)
             writer.writeVarint(transaction.participants.count)
             for shard in transaction.participants { writer.writeVarint(shard) }
         } else {
             writer.write(singleKind)
-            writer.writeVarint(record.sequence)
+            writer.writeVarint(sequence)
         }
-        writer.writeVarint(record.operations.count)
-        for operation in record.operations { encode(operation, into: &writer) }
-        return writer.bytes
+        writer.writeVarint(operations.count)
+        for operation in operations { encode(operation, into: &writer) }
     }
 
     private static func encode(_ operation: ShardOperation, into writer: inout BinaryWriter) {

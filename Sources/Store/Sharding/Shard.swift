@@ -22,6 +22,10 @@ final class Shard: @unchecked Sendable {
     let journal: JournalWriter?
     /// The shard's tree slice, wide state and record sequence.
     var state: ShardState
+    /// Journal records framed by the current task and not yet handed to the journal (reused between tasks).
+    var records = FramedRecords()
+    /// `[index]`: the participants of every single-shard change record, allocated once.
+    let soloParticipants: [Int]
     /// Whether a multi-shard operation holds the shard.
     private var isHeld = false
     /// Tasks submitted while held, in submission order, from `backlogHead` on.
@@ -32,6 +36,7 @@ final class Shard: @unchecked Sendable {
         self.index = index
         self.state = state
         self.journal = journal
+        soloParticipants = [index]
         queue = DispatchQueue(label: label)
     }
 

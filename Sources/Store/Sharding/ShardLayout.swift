@@ -43,6 +43,17 @@ public struct ShardLayout: Sendable, Equatable {
         return shard(forPrefix: path.keys[..<depth])
     }
 
+    /// The shard owning `base` followed by `relative` (an update entry), or `nil` when that path is wide; the
+    /// joined path is never built.
+    func shard(for base: Path, appending relative: Path) -> Int? {
+        if base.depth >= depth { return shard(for: base) }
+        guard base.depth + relative.depth >= depth else { return nil }
+        var hasher = PrefixHasher()
+        for key in base.keys { hasher.add(key) }
+        for key in relative.keys[..<(depth - base.depth)] { hasher.add(key) }
+        return Int(hasher.value % UInt64(count))
+    }
+
     /// The shard owning the subtree at the depth-`depth` location whose keys are `keys`.
     func shard(forPrefix keys: ArraySlice<Key>) -> Int {
         var hasher = PrefixHasher()

@@ -82,6 +82,27 @@ public struct ChangeRecord: Sendable {
 
 /// The result of an applied write, delivered once it is durable under the store's fsync policy.
 public struct WriteOutcome: Sendable {
+    /// A plain set changes one location; keeping that one inline spares the hot path an array per write.
+    private enum Storage: Sendable {
+        case one(Change)
+        case many([Change])
+    }
+
+    private let storage: Storage
+
+    init(changes: [Change]) {
+        storage = .many(changes)
+    }
+
+    init(change: Change) {
+        storage = .one(change)
+    }
+
     /// The changed locations with their old and new values (server values resolved), as observers saw them.
-    public let changes: [Change]
+    public var changes: [Change] {
+        switch storage {
+        case .one(let change): return [change]
+        case .many(let changes): return changes
+        }
+    }
 }

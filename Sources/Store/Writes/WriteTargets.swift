@@ -8,11 +8,7 @@ struct WriteTargets: Sendable {
         let value: WriteValue
 
         /// The node the target writes or whose priority it sets.
-        var path: Path {
-            switch target {
-            case .node(let path), .priority(of: let path): return path
-            }
-        }
+        var path: Path { target.path }
     }
 
     /// The targets in apply order.
@@ -40,21 +36,43 @@ struct WriteTargets: Sendable {
 
     /// How a write is applied.
     enum Route: Equatable {
+        /// Nothing to apply (an update without entries).
+        case nothing
         /// Every target lies at or below the shard depth, in this one shard.
         case singleShard(Int)
         /// Several shards take part (ascending): every shard if any target is wide, else the targets' owners.
         case multiShard([Int])
     }
 
-    /// Where the write must run.
-    func route(in layout: ShardLayout) -> Route {
-        var owners: [Int] = []
-        for entry in entries {
-            guard let owner = layout.shard(for: entry.path) else { return .multiShard(Array(0..<layout.count)) }
-            if !owners.contains(owner) { owners.append(owner) }
+    /// Where `write` must run, found without building its targets (no allocation for a set, nor for an update
+    /// at or below the shard depth).
+    static func route(of write: StoreWrite, in layout: ShardLayout) -> Route {
+        switch write {
+        case .set(let target, _, _):
+            guard let owner = layout.shard(for: target.path) else { return .multiShard(Array(0..<layout.count)) }
+            return .singleShard(owner)
+        case .update(let base, let updates):
+            if updates.isEmpty { return .nothing }
+            if let owner = layout.shard(for: base) { return .singleShard(owner) }
+            var owners: [Int] = []
+            for update in updates {
+                guard let owner = layout.shard(for: base, appending: update.target.path) else {
+                    return .multiShard(Array(0..<layout.count))
+                }
+                if !owners.contains(owner) { owners.append(owner) }
+            }
+            if owners.count == 1 { return .singleShard(owners[0]) }
+            return .multiShard(owners.sorted())
         }
-        if owners.count == 1 { return .singleShard(owners[0]) }
-        return .multiShard(owners.sorted())
+    }
+}
+
+extension WriteTarget {
+    /// The node the target writes or whose priority it sets.
+    var path: Path {
+        switch self {
+        case .node(let path), .priority(of: let path): return path
+        }
     }
 }
 
