@@ -12,7 +12,8 @@ struct LeafRecordTests {
     @Test("objects of plain leaves are packed; others keep the general form")
     func eligibility() throws {
         #expect(isRecord(try node(#"{"text":"a \"quoted\" é 😀 line\n","n":-2.5e-7,"t":true,"f":false,"10":"x","2":""}"#)))
-        #expect(!isRecord(try node(#"{"a":{"b":1}}"#)))
+        #expect(isRecord(try node(#"{"a":{"b":1}}"#)))  // a small sub-object is packed inside
+        #expect(!isRecord(try node(#"{"a":{"b":{"c":1,".priority":2}}}"#)))
         #expect(!isRecord(try node(#"{"a":{".value":1,".priority":2}}"#)))
         #expect(isRecord(try node(#"{"a":1,".priority":2}"#)))  // the object's own priority lives outside
         let many = "{" + (0..<17).map { #""k\#($0)":1"# }.joined(separator: ",") + "}"
@@ -44,6 +45,37 @@ struct LeafRecordTests {
         #expect(Array(record.children.map(\.key.string)) == ["2", "10", "f", "n", "t", "text"])
         #expect(record.rank(ofChild: try key("f")) == (2, true))
         #expect(sdkHash(record) == sdkHash(general))
+    }
+
+    @Test("nested records read, export, hash and compare like the general form")
+    func nestedRecords() throws {
+        let text = #"{"age":3,"name":"User number 123456","tags":{"0":"x","1":"y"},"z":{"deep":{"k":true}}}"#
+        let record = try node(text)
+        #expect(isRecord(record))
+        var general = Node.empty
+        for entry in record.children {
+            var child = Node.empty
+            for grandchild in entry.node.children { child.setChild(grandchild.key, to: grandchild.node) }
+            general.setChild(entry.key, to: entry.node.hasChildren ? child : entry.node)
+        }
+        #expect(!isRecord(general))
+        #expect(record == general)
+        #expect(general == record)
+        #expect(export(record) == export(general))
+        var plainRecord = JSONWriter()
+        plainRecord.writePlain(record)
+        var plainGeneral = JSONWriter()
+        plainGeneral.writePlain(general)
+        #expect(plainRecord.bytes == plainGeneral.bytes)
+        #expect(String(decoding: plainRecord.bytes, as: UTF8.self).contains(#""tags":["x","y"]"#))
+        #expect(sdkHash(record) == sdkHash(general))
+        #expect(record.depth == 3)
+        #expect(record.descendant(at: try Path("z/deep/k")) == Node(.bool(true)))
+        #expect(record.child(try key("tags")).childCount == 2)
+        var written = record
+        written.set(Node(.string("w")), at: try Path("tags/2"))
+        #expect(export(written) == #"{"age":3,"name":"User number 123456","tags":{"0":"x","1":"y","2":"w"},"z":{"deep":{"k":true}}}"#)
+        #expect(export(record) == export(try node(text)))
     }
 
     @Test("writing into a record converts it and leaves snapshots alone")

@@ -30,13 +30,13 @@ public struct JSONWriter {
         case .children(let map):
             writeChildren(map, priority: nil, export: true)
         case .record(let record):
-            writeRecord(record, priority: nil)
+            writeRecord(record, priority: nil, plainArrays: nil)
         case .prioritized(let box):
             switch box.content.storage {
             case .children(let map):
                 writeChildren(map, priority: box.priority, export: true)
             case .record(let record):
-                writeRecord(record, priority: box.priority)
+                writeRecord(record, priority: box.priority, plainArrays: nil)
             default:
                 append("{\".value\":")
                 writeLeaf(box.content)
@@ -60,7 +60,7 @@ public struct JSONWriter {
             if arrays, let length = Self.arrayLength(ChildMap(sorted: record.entries())) {
                 writeArray(ChildMap(sorted: record.entries()), length: length)
             } else {
-                writeRecord(record, priority: nil)
+                writeRecord(record, priority: nil, plainArrays: arrays)
             }
         case .children(let map):
             if arrays, let length = Self.arrayLength(map) {
@@ -106,8 +106,9 @@ public struct JSONWriter {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    /// Writes a packed record straight from its bytes (its children are plain leaves: export and plain forms agree).
-    private mutating func writeRecord(_ record: LeafRecord, priority: Priority?) {
+    /// Writes a packed record straight from its bytes; its leaves read the same in export and plain form, nested
+    /// records are written in export form when `plainArrays` is `nil`, else plain (with that array rule).
+    private mutating func writeRecord(_ record: LeafRecord, priority: Priority?, plainArrays: Bool?) {
         bytes.append(UInt8(ascii: "{"))
         var first = true
         record.forEach { key, value in
@@ -119,6 +120,12 @@ public struct JSONWriter {
             case .bool(let flag): append(flag ? "true" : "false")
             case .number(let number): JSONNumberFormatter.append(number, to: &bytes)
             case .string(let text): writeString(utf8: text)
+            case .record:
+                if let arrays = plainArrays {
+                    writePlain(LeafRecord.node(value), arrays: arrays)
+                } else {
+                    writeExport(LeafRecord.node(value))
+                }
             }
             return true
         }

@@ -18,6 +18,14 @@ public struct Key: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.string = contiguous
     }
 
+    /// Wraps `string` without validation, for keys read back from files this process wrote and checksummed
+    /// (validating each of millions of keys again is measurable start-up time).
+    ///
+    /// - Precondition: `string` is a valid key (non-empty, no forbidden character); not verified.
+    public init(trusted string: String) {
+        self.init(unchecked: string)
+    }
+
     /// Validates `string` as a key.
     ///
     /// - Throws: ``PathError/emptyKey``, ``PathError/invalidKey(_:)`` for a forbidden character, or

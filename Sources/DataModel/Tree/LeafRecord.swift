@@ -1,13 +1,16 @@
-/// Compact, immutable storage for a small object whose children are all leaves without priority — the typical
-/// Firebase record (`{"text":"…","uid":"…","timestamp":…}`).
+/// Compact, immutable storage for a small object whose children are all leaves or packed records, none with a
+/// priority — the typical Firebase record (`{"text":"…","uid":"…","timestamp":…,"tags":{"a":true}}`).
 ///
 /// Why: stored as a general object, such a record costs an array header plus 40 bytes per child, and every string
 /// over 15 bytes a separate allocation with a 32-byte header; a 100 MB import then needs about 3.5× its size in
 /// memory. Packed here, keys and values share one allocation: about 1.1–1.5× the record's JSON size.
 ///
 /// Layout of the bytes, children in key order: key length (1 byte), key (UTF-8), tag (1 byte: 0 false, 1 true,
-/// 2 number, 3 string), then 8 bytes of IEEE-754 bits (little-endian) for numbers, or a 2-byte little-endian length
-/// and the UTF-8 bytes for strings. Lookups scan linearly (at most ``maxChildren`` children).
+/// 2 number, 3 string, 4 record), then 8 bytes of IEEE-754 bits (little-endian) for numbers, a 2-byte little-endian
+/// length and the UTF-8 bytes for strings, or the child count (1 byte), a 2-byte little-endian length and the packed
+/// bytes for a nested record. Lookups scan linearly (at most ``maxChildren`` children). Nesting keeps a record with
+/// a small sub-object (`"tags":{…}`) in one allocation instead of an array of entries plus a second record; reading
+/// the nested child copies its bytes into a record of its own.
 ///
 /// Records are produced when an object is built from sorted entries (JSON reading, ``Node/init(children:priority:)``)
 /// and never mutated: writing into one converts it to the general form first (``Node/modifyChild(_:_:)``).
@@ -38,6 +41,7 @@ struct LeafRecord: @unchecked Sendable {
         static let `true`: UInt8 = 1
         static let number: UInt8 = 2
         static let string: UInt8 = 3
+        static let record: UInt8 = 4
     }
 
     /// A leaf value as stored in the record; string bytes point into the record.
@@ -45,6 +49,8 @@ struct LeafRecord: @unchecked Sendable {
         case bool(Bool)
         case number(Double)
         case string(UnsafeBufferPointer<UInt8>)
+        /// A nested record: its child count and packed bytes.
+        case record(count: Int, bytes: UnsafeBufferPointer<UInt8>)
     }
 
     /// Packs `entries` (sorted by key, non-empty nodes) when they qualify, else returns `nil`.
@@ -59,7 +65,8 @@ struct LeafRecord: @unchecked Sendable {
             case .bool: break
             case .number: size += 8
             case .string(let text): size += 2 + text.utf8.count
-            case .empty, .children, .record, .prioritized: return nil
+            case .record(let nested): size += 3 + nested.byteCount
+            case .empty, .children, .prioritized: return nil
             }
             if size > maxBytes { return nil }
         }
@@ -92,7 +99,14 @@ struct LeafRecord: @unchecked Sendable {
                         withUnsafeBytes(of: UInt16(bytes.count).littleEndian) { append($0.bindMemory(to: UInt8.self)) }
                         append(bytes)
                     }
-                case .empty, .children, .record, .prioritized:
+                case .record(let nested):
+                    appendByte(Tag.record)
+                    appendByte(UInt8(nested.count))
+                    withUnsafeBytes(of: UInt16(nested.byteCount).littleEndian) { append($0.bindMemory(to: UInt8.self)) }
+                    nested.buffer.withUnsafeMutablePointerToElements { source in
+                        append(UnsafeBufferPointer(start: source, count: nested.byteCount))
+                    }
+                case .empty, .children, .prioritized:
                     break
                 }
             }
@@ -102,6 +116,37 @@ struct LeafRecord: @unchecked Sendable {
 
     /// Number of children.
     var count: Int { Int(buffer.header.count) }
+
+    /// Size of the packed bytes.
+    var byteCount: Int { Int(buffer.header.byteCount) }
+
+    /// Wraps packed storage.
+    init(buffer: Buffer) {
+        self.buffer = buffer
+    }
+
+    /// A record holding a copy of `bytes`, the packed form of `count` children (a nested record's value).
+    init(copying bytes: UnsafeBufferPointer<UInt8>, count: Int) {
+        let created = Buffer.create(minimumCapacity: bytes.count) { _ in
+            Header(count: Int32(count), byteCount: Int32(bytes.count))
+        }
+        buffer = unsafeDowncast(created, to: Buffer.self)
+        if let source = bytes.baseAddress, bytes.count > 0 {
+            buffer.withUnsafeMutablePointerToElements { $0.update(from: source, count: bytes.count) }
+        }
+    }
+
+    /// Levels of objects: 1, plus the deepest nested record.
+    var depth: Int {
+        var deepest = 0
+        forEach { _, value in
+            if case .record(let count, let bytes) = value {
+                deepest = Swift.max(deepest, LeafRecord(copying: bytes, count: count).depth)
+            }
+            return true
+        }
+        return 1 + deepest
+    }
 
     /// Calls `body` with each child's key bytes and value, in key order, until it returns `false`.
     func forEach(_ body: (UnsafeBufferPointer<UInt8>, Value) -> Bool) {
@@ -123,6 +168,11 @@ struct LeafRecord: @unchecked Sendable {
                     let bits = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
                     value = .number(Double(bitPattern: UInt64(littleEndian: bits)))
                     offset += 8
+                case Tag.record:
+                    let count = Int(base[offset])
+                    let length = Int(UInt16(littleEndian: UnsafeRawPointer(base + offset + 1).loadUnaligned(as: UInt16.self)))
+                    value = .record(count: count, bytes: UnsafeBufferPointer(start: base + offset + 3, count: length))
+                    offset += 3 + length
                 default:
                     let length = Int(UInt16(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt16.self)))
                     value = .string(UnsafeBufferPointer(start: base + offset + 2, count: length))
@@ -139,6 +189,7 @@ struct LeafRecord: @unchecked Sendable {
         case .bool(let flag): return Node(storage: .bool(flag))
         case .number(let number): return Node(storage: .number(number))
         case .string(let bytes): return Node(storage: .string(String(decoding: bytes, as: UTF8.self)))
+        case .record(let count, let bytes): return Node(storage: .record(LeafRecord(copying: bytes, count: count)))
         }
     }
 

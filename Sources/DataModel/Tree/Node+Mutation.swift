@@ -114,7 +114,7 @@ extension Node {
     public var depth: Int {
         switch storage {
         case .empty, .bool, .number, .string: return 0
-        case .record: return 1
+        case .record(let record): return record.depth
         case .prioritized(let box): return box.content.depth
         case .children(let map):
             var deepest = 0

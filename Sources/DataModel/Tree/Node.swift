@@ -13,9 +13,9 @@
 /// a child below a leaf turns it into an object that keeps the leaf's priority (the SDK's
 /// `LeafNode.updateImmediateChild`).
 ///
-/// Memory: small objects whose children are all plain leaves (most records) are packed into one allocation
-/// (``LeafRecord``); other leaves are stored inline in their parent's child entry (40 bytes including the key;
-/// strings up to 15 UTF-8 bytes need no allocation); other objects with up to 64 children are one sorted array,
+/// Memory: small objects whose children are all plain leaves or such packed objects (most records) are packed into
+/// one allocation (``LeafRecord``); other leaves are stored inline in their parent's child entry (40 bytes including
+/// the key; strings up to 15 UTF-8 bytes need no allocation); other objects with up to 64 children are one sorted array,
 /// larger ones a B+-tree; priorities, which most nodes lack, live in a separate box so they cost nothing when absent.
 public struct Node: Sendable {
     enum Storage: Sendable {
@@ -24,7 +24,7 @@ public struct Node: Sendable {
         case number(Double)
         case string(String)
         case children(ChildMap)
-        /// An object of plain leaves in packed form (see ``LeafRecord``).
+        /// An object of plain leaves and nested records in packed form (see ``LeafRecord``).
         case record(LeafRecord)
         case prioritized(PrioritizedNode)
     }
@@ -81,8 +81,13 @@ public struct Node: Sendable {
         self.init(sortedChildren: entries, priority: priority)
     }
 
-    /// An object from non-empty children already in strictly increasing key order (parsers use this).
-    init(sortedChildren entries: ContiguousArray<ChildEntry>, priority: Priority?) {
+    /// An object from non-empty children already in strictly increasing key order, taken without checking or
+    /// copying: parsers, and loaders reading back data this process wrote under a checksum, use it to skip the
+    /// order check, the sort and the generic `Sequence` path of ``init(children:priority:)``. With no children the
+    /// result is ``empty`` and `priority` is dropped.
+    ///
+    /// - Precondition: keys strictly increase in Firebase key order and no node is empty (not verified).
+    public init(sortedChildren entries: ContiguousArray<ChildEntry>, priority: Priority?) {
         if entries.isEmpty {
             storage = .empty
             return

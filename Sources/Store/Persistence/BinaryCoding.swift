@@ -67,6 +67,22 @@ struct BinaryReader {
     /// Whether every byte has been read.
     var isAtEnd: Bool { offset >= bytes.count }
 
+    /// Bytes not read yet.
+    var remainingCount: Int { bytes.count - offset }
+
+    /// When positive, ``releaseConsumedBytes()`` hands the pages already read back to the system once this many
+    /// bytes have been read since the last release. Only for readers over a ``MappedFile``.
+    var releaseInterval = 0
+    /// Offset up to which pages were released.
+    private var releasedOffset = 0
+
+    /// Releases the pages of the bytes read so far (see ``releaseInterval``); decoders call it between items.
+    mutating func releaseConsumedBytes() {
+        guard releaseInterval > 0, offset - releasedOffset >= releaseInterval else { return }
+        MappedFile.release(UnsafeRawBufferPointer(rebasing: bytes[releasedOffset..<offset]))
+        releasedOffset = offset
+    }
+
     func failure(_ reason: String) -> BinaryDecodingError {
         BinaryDecodingError(offset: offset, reason: reason)
     }

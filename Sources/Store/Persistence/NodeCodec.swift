@@ -81,18 +81,21 @@ enum NodeCodec {
         case 3: return Node(.number(try decodeFiniteNumber(from: &reader)), priority: priority)
         case 4: return Node(.string(try reader.readString()), priority: priority)
         case 5:
-            let count = try reader.readCount(limit: Int(UInt32.max))
+            // Each child takes at least 3 bytes (key length, key, tag), which bounds the reservation below.
+            let count = try reader.readCount(limit: reader.remainingCount / 3)
             guard count > 0 else { throw reader.failure("object without children") }
-            var children: [ChildEntry] = []
-            children.reserveCapacity(min(count, 1 << 16))
+            var children = ContiguousArray<ChildEntry>()
+            children.reserveCapacity(count)  // exact: the array is kept as the node's storage
             for _ in 0..<count {
-                // Order is not re-checked here: `Node(children:)` verifies it in one pass and sorts if needed.
                 let key = try decodeKey(from: &reader)
                 let child = try decodeNode(from: &reader, depth: depth + 1)
                 guard !child.isEmpty else { throw reader.failure("empty child") }
                 children.append(ChildEntry(key: key, node: child))
+                reader.releaseConsumedBytes()
             }
-            return Node(children: children, priority: priority)
+            // The encoder wrote the children in key order and the file's checksum vouches for the bytes, so the
+            // order is neither re-checked nor re-sorted (``Node/init(sortedChildren:priority:)``).
+            return Node(sortedChildren: children, priority: priority)
         default:
             throw reader.failure("unknown node tag \(tag)")
         }
@@ -116,11 +119,9 @@ enum NodeCodec {
 
     private static func decodeKey(from reader: inout BinaryReader) throws(BinaryDecodingError) -> Key {
         let text = try reader.readString()
-        do throws(PathError) {
-            return try Key(text, limits: DataLimits(maxKeyBytes: Int.max))
-        } catch {
-            throw reader.failure("invalid key: \(error)")
-        }
+        guard !text.isEmpty else { throw reader.failure("empty key") }
+        // Written from validated keys and checksummed; the forbidden-character scan is not repeated.
+        return Key(trusted: text)
     }
 
     private static func decodeFiniteNumber(from reader: inout BinaryReader) throws(BinaryDecodingError) -> Double {

@@ -105,40 +105,43 @@ enum SnapshotFile {
     // MARK: - Reading
 
     /// Reads and verifies the snapshot at `path`; shards are decoded in parallel.
+    ///
+    /// The file is mapped (``MappedFile``), checksummed slice by slice and decoded front to back, releasing the
+    /// pages already read, so the file's bytes never add to the tree's memory at the peak.
     static func read(_ path: String) throws(JournalError) -> Contents {
-        let bytes = try FileSystem.readFile(path)
+        let file = try MappedFile(path: path)
         func failure(_ reason: String) -> JournalError { .corruptSnapshot(file: path, reason: reason) }
-        guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else {
+        guard file.bytes.count >= magic.count, file.bytes[0..<magic.count].elementsEqual(magic) else {
             throw failure("not a snapshot (bad magic)")
         }
-        return try withBytes(of: bytes) { (raw) throws(JournalError) -> Contents in
-            let body = UnsafeRawBufferPointer(rebasing: raw[magic.count...])
-            var scanner = RecordScanner(bytes: body)
-            guard case .record(_, let headerRange) = scanner.next() else { throw failure("damaged header") }
-            let header: Header
-            do throws(BinaryDecodingError) {
-                header = try decodeHeader(UnsafeRawBufferPointer(rebasing: body[headerRange]))
-            } catch {
-                throw failure("header: \(error.reason)")
-            }
-            var offset = magic.count + scanner.offset
-            var sections: [UnsafeRawBufferPointer] = []
-            for shard in 0..<header.layout.count {
-                guard raw.count - offset >= sectionHeaderSize else { throw failure("shard \(shard): ends early") }
-                let length = Int(clamping: RecordFraming.load64(raw, at: offset))
-                let checksum = RecordFraming.load(raw, at: offset + 8)
-                let start = offset + sectionHeaderSize
-                guard length <= raw.count - start else { throw failure("shard \(shard): ends early") }
-                let section = UnsafeRawBufferPointer(rebasing: raw[start..<(start + length)])
-                guard CRC32C.checksum(section) == checksum else {
-                    throw failure("shard \(shard): checksum mismatch at byte offset \(offset)")
-                }
-                sections.append(section)
-                offset = start + length
-            }
-            guard offset == raw.count else { throw failure("trailing data") }
-            return try decodeShards(sections, header: header, path: path)
+        defer { withExtendedLifetime(file) {} }  // the decoded sections point into the mapping
+        let raw = file.bytes
+        let body = UnsafeRawBufferPointer(rebasing: raw[magic.count...])
+        var scanner = RecordScanner(bytes: body)
+        guard case .record(_, let headerRange) = scanner.next() else { throw failure("damaged header") }
+        let header: Header
+        do throws(BinaryDecodingError) {
+            header = try decodeHeader(UnsafeRawBufferPointer(rebasing: body[headerRange]))
+        } catch {
+            throw failure("header: \(error.reason)")
         }
+        var offset = magic.count + scanner.offset
+        var sections: [UnsafeRawBufferPointer] = []
+        for shard in 0..<header.layout.count {
+            guard raw.count - offset >= sectionHeaderSize else { throw failure("shard \(shard): ends early") }
+            let length = Int(clamping: RecordFraming.load64(raw, at: offset))
+            let checksum = RecordFraming.load(raw, at: offset + 8)
+            let start = offset + sectionHeaderSize
+            guard length <= raw.count - start else { throw failure("shard \(shard): ends early") }
+            let section = UnsafeRawBufferPointer(rebasing: raw[start..<(start + length)])
+            guard file.checksum(start..<(start + length), sliceBytes: spillBytes) == checksum else {
+                throw failure("shard \(shard): checksum mismatch at byte offset \(offset)")
+            }
+            sections.append(section)
+            offset = start + length
+        }
+        guard offset == raw.count else { throw failure("trailing data") }
+        return try decodeShards(sections, header: header, path: path)
     }
 
     private struct Header {
@@ -182,6 +185,7 @@ enum SnapshotFile {
                 output.value[index] = Result { () throws(BinaryDecodingError) -> ShardState in
                     let raw = input.value[index]
                     var reader = BinaryReader(bytes: raw)
+                    reader.releaseInterval = spillBytes
                     var state = ShardState()
                     state.wide = header.wide
                     for _ in 0..<(try reader.readCount(limit: raw.count)) {
