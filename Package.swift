@@ -65,8 +65,10 @@ let package = Package(
 
         // MARK: - tests
         .executableTarget(
-            name: "StoreCrashWriter", dependencies: ["Store", "DataModel"], path: "Tests/StoreCrashWriter"),
+            name: "StoreCrashWriter", dependencies: ["Store", "DataModel", "StoreCrashWorkload"],
+            path: "Tests/StoreCrashWriter"),
         .target(name: "TestSupport", dependencies: ["Primitives"], path: "Tests/TestSupport"),
+        .target(name: "StoreCrashWorkload", dependencies: ["Store", "DataModel"], path: "Tests/StoreCrashWorkload"),
         .testTarget(name: "PrimitivesTests", dependencies: ["Primitives", "TestSupport"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "TestSupport"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "WebSocketDeflate", "HTTP1", "TestSupport"]),
@@ -80,7 +82,7 @@ let package = Package(
         .testTarget(
             name: "StoreTests",
             dependencies: [
-                "Store", "DataModel", "Primitives", "TestSupport",
+                "Store", "DataModel", "Primitives", "TestSupport", "StoreCrashWorkload",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "DataModel", "TestSupport"]),

@@ -11,6 +11,7 @@
 import DataModel
 import Dispatch
 import Store
+import StoreCrashWorkload
 
 #if canImport(Glibc)
 import Glibc

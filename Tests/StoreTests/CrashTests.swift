@@ -1,6 +1,7 @@
 import DataModel
 import Foundation
 @testable import Store
+import StoreCrashWorkload
 import TestSupport
 import Testing
 

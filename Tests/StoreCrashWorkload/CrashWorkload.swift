@@ -1,24 +1,24 @@
-// Keep in sync with Tests/StoreTests/CrashWorkload.swift (the test target cannot import an executable target).
+// Shared by the crash writer (a child process) and the crash test that checks what it left behind.
 import DataModel
 import Store
 
 /// The crash test's writes: what write `id` does and how to tell, from the tree, whether it is present.
-enum CrashWorkload {
-    static let layout = ShardLayout(count: 4, depth: 1)
-    static let idsPerRun = 1_000_000
-    static let counterCount = 3
+public enum CrashWorkload {
+    public static let layout = ShardLayout(count: 4, depth: 1)
+    public static let idsPerRun = 1_000_000
+    public static let counterCount = 3
 
-    static func key(_ text: String) -> Key {
+    public static func key(_ text: String) -> Key {
         guard let key = try? Key(text) else { preconditionFailure("workload keys are valid") }
         return key
     }
 
-    static func path(_ keys: String...) -> Path {
+    public static func path(_ keys: String...) -> Path {
         Path(keys: keys.map(key))
     }
 
     /// Write `id`: four kinds, by `id % 4`.
-    static func write(_ id: Int) -> StoreWrite {
+    public static func write(_ id: Int) -> StoreWrite {
         switch id % 4 {
         case 0:
             // A single-shard set of an object.
