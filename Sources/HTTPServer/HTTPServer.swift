@@ -124,7 +124,7 @@ public final class HTTPServer: @unchecked Sendable {
                 loop.flushPending()
             }
         }
-        let deadline = MonotonicClock.nowNanoseconds() &+ UInt64(configuration.shutdownDeadlineSeconds * 1e9)
+        let deadline = MonotonicClock.nowNanoseconds() &+ MonotonicClock.nanoseconds(fromSeconds: configuration.shutdownDeadlineSeconds)
         while liveConnections > 0 && MonotonicClock.nowNanoseconds() < deadline {
             usleepMilliseconds(10)
         }

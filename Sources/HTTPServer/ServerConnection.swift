@@ -28,9 +28,9 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
         self.server = server
         self.tls = tls
         self.parser = HTTPRequestParser(limits: server.configuration.httpLimits)
-        self.handshakeTimeout = UInt64(server.configuration.handshakeTimeoutSeconds * 1e9)
+        self.handshakeTimeout = MonotonicClock.nanoseconds(fromSeconds: server.configuration.handshakeTimeoutSeconds)
         connection.limits = server.configuration.outboundLimits
-        connection.idleTimeoutNanoseconds = UInt64(server.configuration.idleTimeoutSeconds * 1e9)
+        connection.idleTimeoutNanoseconds = MonotonicClock.nanoseconds(fromSeconds: server.configuration.idleTimeoutSeconds)
         connection.handshakeDeadline = MonotonicClock.nowNanoseconds() &+ handshakeTimeout
     }
 

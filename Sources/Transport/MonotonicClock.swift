@@ -12,3 +12,12 @@ public enum MonotonicClock {
         return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
     }
 }
+
+extension MonotonicClock {
+    /// Converts seconds from configuration to nanoseconds without trapping: negative or NaN
+    /// becomes 0, anything beyond about 31 years is clamped.
+    public static func nanoseconds(fromSeconds seconds: Double) -> UInt64 {
+        guard seconds > 0 else { return 0 }
+        return UInt64(min(seconds, 1e9) * 1e9)
+    }
+}

@@ -12,6 +12,13 @@ enum ServerSettings {
         configuration.port = UInt16(settings.server.port)
         configuration.eventLoops = max(0, settings.server.eventLoops)
         configuration.maxConnections = max(1, settings.server.maxConnections)
+        for (name, value) in [
+            ("server.idleTimeoutSeconds", settings.server.idleTimeoutSeconds),
+            ("server.handshakeTimeoutSeconds", settings.server.handshakeTimeoutSeconds),
+            ("server.shutdownDeadlineSeconds", settings.server.shutdownDeadlineSeconds),
+        ] where !(value >= 0 && value <= 86_400) {
+            throw ValidationError("\(name) must be between 0 and 86400 seconds")
+        }
         configuration.idleTimeoutSeconds = settings.server.idleTimeoutSeconds
         configuration.handshakeTimeoutSeconds = settings.server.handshakeTimeoutSeconds
         configuration.shutdownDeadlineSeconds = settings.server.shutdownDeadlineSeconds
