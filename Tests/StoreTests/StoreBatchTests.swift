@@ -43,14 +43,16 @@ struct StoreBatchTests {
 
     @Test("a batch applies its writes in order and reports them in that order", arguments: Fixture.layouts)
     func order(layout: ShardLayout) async throws {
-        let reported = Locked<[Path: [Double]]>([:])
-        let seenTransactions = Locked<Set<UInt64>>([])
+        // One lock for the dedup and the append: a multi-shard write is reported by each of its shards,
+        // and the first report to take the lock is the one a root-level view would use.
+        let reports = Locked<(seen: Set<UInt64>, values: [Path: [Double]])>(([], [:]))
         let store = try Fixture.memoryStore(layout) { record in
-            if let transaction = record.transaction,
-                !seenTransactions.withLock({ $0.insert(transaction).inserted }) { return }
-            for change in record.changes {
-                guard case .number(let value)? = change.newValue.leafValue else { continue }
-                reported.withLock { $0[change.path, default: []].append(value) }
+            reports.withLock { state in
+                if let transaction = record.transaction, !state.seen.insert(transaction).inserted { return }
+                for change in record.changes {
+                    guard case .number(let value)? = change.newValue.leafValue else { continue }
+                    state.values[change.path, default: []].append(value)
+                }
             }
         }
         let a = try Fixture.path("/a/v")
@@ -68,7 +70,7 @@ struct StoreBatchTests {
         let tree = await store.tree
         #expect(Self.number(at: a, in: tree) == 90)
         #expect(Self.number(at: b, in: tree) == 89)
-        let values = reported.value
+        let values = reports.value.values
         #expect(values[a] == (1...90).filter { $0 % 3 != 2 }.map(Double.init))
         #expect(values[b] == (1...90).filter { $0 % 3 != 0 }.map(Double.init))
     }
