@@ -60,7 +60,8 @@ let package = Package(
 
         // MARK: - benchmarks
         .executableTarget(
-            name: "StoreBench", dependencies: ["Store", "DataModel"], path: "Benchmarks/StoreBench"),
+            name: "StoreBench", dependencies: ["Store", "DataModel"], path: "Benchmarks/StoreBench",
+            exclude: ["README.md"]),
         .executableTarget(name: "DataBench", dependencies: ["DataModel"], path: "Benchmarks/DataBench"),
 
         // MARK: - tests

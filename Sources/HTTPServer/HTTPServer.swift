@@ -41,10 +41,7 @@ public final class HTTPServer: @unchecked Sendable {
     @discardableResult
     public func start() throws -> [SocketAddress] {
         ResourceLimits.ignoreSIGPIPE()
-        let refusal = HTTPResponse.error(.serviceUnavailable, message: "too many connections")
-        var refusalResponse = refusal
-        refusalResponse.headers.add(name: "Connection", value: "close")
-        let overflow = refusalResponse.encoded()
+        let overflow = HTTPResponse.error(.serviceUnavailable, message: "too many connections").encodedClosingConnection()
 
         let plain = try Listener(
             address: SocketAddress(host: configuration.host, port: configuration.port), group: group,

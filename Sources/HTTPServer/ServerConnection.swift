@@ -47,9 +47,8 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             if !plaintext.isEmpty { plaintext.withUnsafeBytes { plaintextReceived($0) } }
             if tls.peerClosed { connection.closeAfterFlush(reason: .peerClosed) }
         } catch TLSError.plaintextHTTPRequest {
-            var response = HTTPResponse.error(.badRequest, message: "this port speaks TLS: use https:// or wss://")
-            response.headers.add(name: "Connection", value: "close")
-            connection.write(response.encoded())
+            let response = HTTPResponse.error(.badRequest, message: "this port speaks TLS: use https:// or wss://")
+            connection.write(response.encodedClosingConnection())  // unencrypted: the peer speaks plain HTTP
             connection.closeAfterFlush(reason: .local("plain HTTP on the TLS port"))
         } catch {
             flushCiphertext()
@@ -76,10 +75,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             case .expectContinue:
                 sendPlaintext(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
             case .failure(let error):
-                var response = HTTPResponse.error(error.status, message: error.message)
-                response.headers.add(name: "Connection", value: "close")
-                sendPlaintext(response.encoded())
-                connection.closeAfterFlush(reason: .local("bad request: \(error.status.code)"))
+                respondAndClose(.error(error.status, message: error.message), reason: "bad request: \(error.status.code)")
                 return
             case .request(let request):
                 connection.handshakeDeadline = nil
@@ -94,11 +90,12 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     private func handle(_ request: HTTPRequest) {
         let context = RequestContext(remoteAddress: connection.remoteAddress, isSecure: tls != nil)
         switch server.route(request, context: context) {
-        case .respond(var response):
-            let keepAlive = request.head.keepAlive
-            if !keepAlive { response.headers.add(name: "Connection", value: "close") }
-            sendPlaintext(response.encoded())
-            if !keepAlive { connection.closeAfterFlush(reason: .local("request done")) }
+        case .respond(let response):
+            if request.head.keepAlive {
+                sendPlaintext(response.encoded())
+            } else {
+                respondAndClose(response, reason: "request done")
+            }
         case .webSocket(let makeDelegate):
             upgrade(request, makeDelegate: makeDelegate)
         case .stream(let head, let start):
@@ -115,10 +112,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     ) {
         switch server.webSocketUpgrade.negotiate(request.head) {
         case .failure(let rejection):
-            var response = rejection.response
-            response.headers.add(name: "Connection", value: "close")
-            sendPlaintext(response.encoded())
-            connection.closeAfterFlush(reason: .local("websocket handshake rejected"))
+            respondAndClose(rejection.response, reason: "websocket handshake rejected")
         case .success(let accepted):
             sendPlaintext(accepted.response.encoded())
             let session = WebSocketSession(owner: self, machine: accepted.machine)
@@ -131,6 +125,12 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     }
 
     // MARK: - Outbound
+
+    /// Sends `response` with `Connection: close`, then closes once it is out.
+    private func respondAndClose(_ response: HTTPResponse, reason: String) {
+        sendPlaintext(response.encodedClosingConnection())
+        connection.closeAfterFlush(reason: .local(reason))
+    }
 
     /// Sends plaintext bytes (encrypting them first on a TLS connection).
     func sendPlaintext(_ bytes: [UInt8]) {
