@@ -24,6 +24,9 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
     private let lastSessionID: String?
 
     private var assembler = FrameAssembler()
+    /// Writes of the current read pass not yet submitted, and their request numbers.
+    private var pendingWrites: [StoreWrite] = []
+    private var pendingWriteRequests: [Int] = []
     private var listens: [ListenKey: Subscription] = [:]
     private var onDisconnect = OnDisconnectQueue()
     /// Listens whose pushes are being skipped until the connection drains.
@@ -87,6 +90,7 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
     }
 
     func webSocketSessionDidClose(_ session: WebSocketSession, reason: CloseReason) {
+        submitWrites()
         gateway.sessions.remove(self)
         for subscription in listens.values { detach(subscription) }
         listens.removeAll()
@@ -122,6 +126,10 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
 
     private func perform(_ action: ClientAction, request: Int) {
         switch action {
+        case .put, .merge: break
+        default: submitWrites()
+        }
+        switch action {
         case .stats, .appCheck, .unappCheck:
             send(.ok(request))
         case .auth(let auth):
@@ -152,9 +160,23 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
         }
     }
 
+    /// Queues a write; the writes of one read pass go to the store together (one queue hop per shard, one group
+    /// commit), submitted before anything else the client asked for next, so requests still run in order.
     private func write(_ write: StoreWrite, request: Int) {
-        namespace.store.write(write) { [self] result in
-            loop.execute { self.answerWrite(result, request: request) }
+        if pendingWrites.isEmpty { loop.runAtEndOfPass { [self] in submitWrites() } }
+        pendingWrites.append(write)
+        pendingWriteRequests.append(request)
+    }
+
+    /// Submits the queued writes.
+    private func submitWrites() {
+        guard !pendingWrites.isEmpty else { return }
+        let requests = pendingWriteRequests
+        let writes = pendingWrites
+        pendingWrites.removeAll()
+        pendingWriteRequests.removeAll()
+        namespace.store.write(batch: writes) { [self] index, result in
+            loop.execute { self.answerWrite(result, request: requests[index]) }
         }
     }
 
