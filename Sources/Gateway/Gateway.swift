@@ -21,6 +21,7 @@ public final class Gateway: Router {
     let tokenVerifier: TokenVerifier
     let sessions = SessionDirectory()
     private let namespaces = Mutex<[String: Namespace]>([:])
+    private let server = Mutex<HTTPServer?>(nil)
 
     /// A gateway; namespaces open lazily.
     public init(configuration: GatewayConfiguration, tokenVerifier: TokenVerifier, logger: Logger) {
@@ -81,6 +82,11 @@ public final class Gateway: Router {
         }
     }
 
+    /// Includes the HTTP server's transport figures (connections, bytes out, slow consumers) in `/.metrics`.
+    public func reportTransportMetrics(of server: HTTPServer) {
+        self.server.withLock { $0 = server }
+    }
+
     /// Closes every namespace's store (final snapshot, journals closed); call once the server has stopped.
     public func close() {
         let open = namespaces.withLock { open in
@@ -99,8 +105,10 @@ public final class Gateway: Router {
     private func metricsResponse() -> HTTPResponse {
         let open = namespaces.withLock { Array($0.values) }
         let views = open.reduce(0) { $0 + $1.registry.count }
+        let transport = server.withLock { $0.map(TransportFigures.init) }
         let body = metrics.exposition(
-            sessions: sessions.count, listens: sessions.listenCount, views: views, namespaces: open.count, extra: [])
+            sessions: sessions.count, listens: sessions.listenCount, views: views, namespaces: open.count,
+            extra: transport?.exposition ?? [])
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; version=0.0.4")
         return HTTPResponse(status: .ok, headers: headers, body: body)

@@ -185,6 +185,7 @@ public final class Connection: @unchecked Sendable {
                 return
             }
             outbound.consume(written)
+            loop.bytesWritten.add(UInt64(written))
         }
         // Everything went out.
         if writeSourceResumed, let source = writeSource {

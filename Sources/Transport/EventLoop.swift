@@ -17,6 +17,8 @@ public final class EventLoop: @unchecked Sendable {
     public let queue: DispatchQueue
     /// Position of this loop in its group.
     public let index: Int
+    /// Bytes written to sockets by this loop's connections (for metrics).
+    public let bytesWritten = AtomicCounter()
 
     /// Reusable read buffer (owned by `queue`).
     let readBuffer: UnsafeMutableRawBufferPointer

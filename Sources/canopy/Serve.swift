@@ -71,6 +71,7 @@ struct Serve: ParsableCommand {
 
         let gateway = try GatewaySettings.makeGateway(from: settings, logger: logger)
         let server = HTTPServer(configuration: try ServerSettings.make(from: settings), router: gateway, logger: logger)
+        gateway.reportTransportMetrics(of: server)
         let addresses = try server.start()
         for (index, address) in addresses.enumerated() {
             let scheme = index == 0 ? "http" : "https"
