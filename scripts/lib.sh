@@ -25,8 +25,12 @@ ensure_python_env() {
   if [[ ! -x "$venv/bin/python" ]]; then
     python3 -m venv "$venv"
   fi
-  if ! "$venv/bin/python" -c 'import websockets, pytest' >/dev/null 2>&1; then
+  # Reinstall whenever the pinned requirements change (a stamp holds the hash of the last installed list).
+  local wanted stamp="$venv/.requirements.sha256"
+  wanted=$(sha256sum "$REPO_ROOT/Tests/Python/requirements.txt" | cut -d' ' -f1)
+  if [[ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]]; then
     "$venv/bin/pip" install -q --disable-pip-version-check -r "$REPO_ROOT/Tests/Python/requirements.txt"
+    echo "$wanted" > "$stamp"
   fi
   PYTHON="$venv/bin/python"
 }
