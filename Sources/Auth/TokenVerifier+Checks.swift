@@ -82,8 +82,9 @@ extension TokenVerifier {
         }
 
         let skew = configuration.clockSkewSeconds
-        let expiresAt = try time("exp", in: claims)
-        let issuedAt = try time("iat", in: claims)
+        // Firebase ID tokens always carry both; a token without exp would never expire (nor be revoked).
+        guard let expiresAt = try time("exp", in: claims) else { throw TokenRejection("the exp claim is missing") }
+        guard let issuedAt = try time("iat", in: claims) else { throw TokenRejection("the iat claim is missing") }
         let notBefore = try time("nbf", in: claims)
         if let audience = configuration.audience {
             try checkAudience(claims["aud"], expected: audience)
@@ -93,15 +94,15 @@ extension TokenVerifier {
                 throw TokenRejection("the iss claim does not name the configured issuer")
             }
         }
-        if let issuedAt, issuedAt > now + skew {
+        if issuedAt > now + skew {
             throw TokenRejection("the token was issued in the future (iat)")
         }
         if let notBefore, notBefore > now + skew {
             throw TokenRejection("the token is not valid yet (nbf)")
         }
         // RFC 7519 §4.1.4: the current time must be before exp.
-        let acceptedUntil = expiresAt.map { $0 + skew }
-        if let acceptedUntil, now >= acceptedUntil {
+        let acceptedUntil = expiresAt + skew
+        if now >= acceptedUntil {
             return .expired
         }
         return .user(

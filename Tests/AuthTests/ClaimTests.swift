@@ -12,7 +12,7 @@ struct ClaimTests {
     ) async throws -> AuthOutcome {
         let verifier = try makeVerifier(
             AuthConfiguration(hs256Secret: testSecret, audience: audience, issuer: issuer, clockSkewSeconds: skew))
-        let token = try mint(claims, signer: try await Signers.make().hs256)
+        let token = try mint(withTimes(claims), signer: try await Signers.make().hs256)
         return verifier.verify(token, now: now)
     }
 
@@ -31,11 +31,20 @@ struct ClaimTests {
         }
     }
 
-    @Test("a token without exp is accepted and never expires")
-    func noExpiry() async throws {
-        let identity = try #require(try await verify(#"{"sub":"alice"}"#).identity)
-        #expect(identity.expiresAt == nil)
-        #expect(identity.acceptedUntil == nil)
+    @Test("exp and iat are required: a token without exp would never expire", arguments: ["exp", "iat"])
+    func requiredTimes(claim: String) async throws {
+        let verifier = try makeVerifier(AuthConfiguration(hs256Secret: testSecret))
+        let claims = claim == "exp" ? #"{"sub":"alice","iat":\#(now)}"# : #"{"sub":"alice","exp":\#(now + 60)}"#
+        let token = try mint(claims, signer: try await Signers.make().hs256)
+        #expect(verifier.verify(token, now: now) == .invalid(reason: "the \(claim) claim is missing"))
+    }
+
+    /// `claims` with a valid `iat` and `exp` added where the test does not set them.
+    private func withTimes(_ claims: String) -> String {
+        var added = ""
+        if !claims.contains(#""exp""#) { added += #""exp":\#(now + 3600),"# }
+        if !claims.contains(#""iat""#) { added += #""iat":\#(now - 10),"# }
+        return "{" + added + claims.dropFirst()
     }
 
     @Test("iat and nbf may not lie in the future beyond the leeway", arguments: [
