@@ -83,10 +83,20 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
     }
 
     func webSocketSessionDidDrain(_ session: WebSocketSession) {
+        catchUp()
+    }
+
+    /// Sends each conflated listen its view's latest data. Runs when the connection drained, and before any
+    /// answer to the client, so no answer overtakes data it depends on (a write's echo before its `ok`, the newer
+    /// value before a `datastale`).
+    private func catchUp() {
         guard !conflated.isEmpty else { return }
         let behind = conflated
         conflated.removeAll()
-        for subscription in behind where subscription.isActive { subscription.view.resendLatest(to: subscription) }
+        for subscription in behind where subscription.isActive {
+            guard let latest = subscription.view.latest() else { continue }
+            deliverLatest(latest.data, sequence: latest.sequence, to: subscription)
+        }
     }
 
     func webSocketSessionDidClose(_ session: WebSocketSession, reason: CloseReason) {
@@ -265,8 +275,8 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
         return true
     }
 
-    /// The latest data of a conflated listen, once its connection drained.
-    func deliverLatest(_ data: Node, sequence: UInt64, to subscription: Subscription) {
+    /// The latest data of a conflated listen.
+    private func deliverLatest(_ data: Node, sequence: UInt64, to subscription: Subscription) {
         guard subscription.isActive, subscription.isConflated else { return }
         subscription.isConflated = false
         if sequence > subscription.deliveredThrough {
@@ -278,12 +288,14 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
     // MARK: - Sending
 
     func send(_ message: ServerMessage) {
+        catchUp()
         guard let frames = try? FrameSplitter.frames(for: message.encoded()) else { return }
         for frame in frames { webSocket.send(.text(frame)) }
     }
 
     /// Sends a response that may be too large to frame; answers `too_big` instead when it is.
     private func send(_ message: ServerMessage, orAnswer request: Int) {
+        catchUp()
         guard let frames = try? FrameSplitter.frames(for: message.encoded()) else {
             send(.failure(request, status: .tooBig, message: ResponseStatus.tooBigMessage))
             return

@@ -52,7 +52,7 @@ final class View: @unchecked Sendable {
     private func finishLoading(_ node: Node) {
         state.withLock { state in
             state.start(with: node)
-            for waiting in state.waiting { sendInitial(to: waiting.subscription, state: state, request: waiting) }
+            for waiting in state.waiting { sendInitial(state: state, request: waiting) }
             state.waiting.removeAll()
             if state.merge != nil { drainMerge(&state) }
         }
@@ -106,32 +106,32 @@ final class View: @unchecked Sendable {
         state.withLock { state in
             state.add(subscription)
             if state.isLoaded {
-                sendInitial(to: subscription, state: state, request: request)
+                sendInitial(state: state, request: request)
             } else {
                 state.waiting.append(request)
             }
         }
     }
 
-    /// Removes a listen.
+    /// Removes a listen. A listen still waiting for the view to load is answered `ok` without data.
     func unsubscribe(_ subscription: Subscription) {
-        state.withLock { state in state.remove(subscription) }
-    }
-
-    /// Sends the current data to a subscriber that fell behind (see ``WireSession``'s conflation).
-    func resendLatest(to subscription: Subscription) {
         state.withLock { state in
-            guard state.isLoaded else { return }
-            let data = state.result(for: query)
-            let sequence = state.sequence
+            guard let waiting = state.remove(subscription) else { return }
             subscription.loop.execute {
-                subscription.session.deliverLatest(data, sequence: sequence, to: subscription)
-                subscription.loop.flushPending()
+                subscription.session.deliverInitial(.empty, sequence: 0, request: waiting)
             }
         }
     }
 
-    private func sendInitial(to subscription: Subscription, state: ViewState, request: InitialRequest) {
+    /// The view's current data and sequence, `nil` while loading (for a subscriber that fell behind).
+    func latest() -> (data: Node, sequence: UInt64)? {
+        state.withLock { state in
+            state.isLoaded ? (state.result(for: query), state.sequence) : nil
+        }
+    }
+
+    private func sendInitial(state: ViewState, request: InitialRequest) {
+        let subscription = request.subscription
         let data = state.result(for: query)
         let sequence = state.sequence
         subscription.loop.execute {

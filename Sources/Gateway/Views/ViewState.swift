@@ -60,11 +60,12 @@ struct ViewState {
         tagCounts[subscription.tag, default: 0] += 1
     }
 
-    mutating func remove(_ subscription: Subscription) {
-        guard let position = groups.firstIndex(where: { $0.loop === subscription.loop }) else { return }
+    /// Removes a subscriber; returns its listen request when it was still waiting for the view to load.
+    mutating func remove(_ subscription: Subscription) -> InitialRequest? {
+        guard let position = groups.firstIndex(where: { $0.loop === subscription.loop }) else { return nil }
         let slot = subscription.slot
         guard slot < groups[position].subscriptions.count, groups[position].subscriptions[slot] === subscription else {
-            return
+            return nil
         }
         let last = groups[position].subscriptions.removeLast()
         if last !== subscription {
@@ -73,7 +74,8 @@ struct ViewState {
         }
         let remaining = (tagCounts[subscription.tag] ?? 1) - 1
         tagCounts[subscription.tag] = remaining > 0 ? remaining : nil
-        if let index = waiting.firstIndex(where: { $0.subscription === subscription }) { waiting.remove(at: index) }
+        guard let index = waiting.firstIndex(where: { $0.subscription === subscription }) else { return nil }
+        return waiting.remove(at: index)
     }
 
     // MARK: - Changes
