@@ -1,3 +1,4 @@
+import TestSupport
 import PropertyBased
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// Random scenarios built from one seed: locations with a small value domain (so ties are frequent), random
 /// queries, and random write sequences.
 struct Scenario {
-    var random: SplitMix
+    var random: SplitMix64
 
     static let keyPool = ["0", "1", "2", "10", "-1", "007", "7", "a", "b", "c", "aa", "z", "é", "e\u{301}", "😀", "\u{FFFF}"]
     static let stringPool = ["", "a", "b", "10", "é", "e\u{301}", "😀", "\u{FFFF}"]
@@ -140,7 +141,7 @@ struct PropertyTests {
     @Test("the B+-tree behaves like a sorted array under random inserts and removes")
     func sortedTreeMatchesArray() async {
         await propertyCheck(count: 40, input: Gen.int(in: 0...Int.max)) { seed in
-            var random = SplitMix(seed: seed)
+            var random = SplitMix64(seed: UInt64(bitPattern: Int64(seed)))
             var tree = SortedTree<IndexEntry>()
             var reference: [IndexEntry] = []
             var snapshots: [(SortedTree<IndexEntry>, [IndexEntry])] = []
@@ -177,7 +178,7 @@ struct PropertyTests {
     @Test("query windows over an index select what the reference algorithm selects")
     func windowsMatchReferenceSelection() async {
         await propertyCheck(count: 300, input: Gen.int(in: 0...Int.max)) { seed in
-            var scenario = Scenario(random: SplitMix(seed: seed))
+            var scenario = Scenario(random: SplitMix64(seed: UInt64(bitPattern: Int64(seed))))
             let location = scenario.location()
             let query = scenario.query()
             let index = ChildIndex(index: query.index, over: location)
@@ -191,7 +192,7 @@ struct PropertyTests {
     @Test("incremental window events equal the reference events over random write sequences")
     func incrementalEventsMatchReference() async {
         await propertyCheck(count: 200, input: Gen.int(in: 0...Int.max)) { seed in
-            var scenario = Scenario(random: SplitMix(seed: seed))
+            var scenario = Scenario(random: SplitMix64(seed: UInt64(bitPattern: Int64(seed))))
             var location = scenario.location()
             let query = scenario.query()
             var index = ChildIndex(index: query.index, over: location)
@@ -212,7 +213,7 @@ struct PropertyTests {
     @Test("child diffs list exactly the children that differ, in key order")
     func childChangesMatchReference() async {
         await propertyCheck(count: 300, input: Gen.int(in: 0...Int.max)) { seed in
-            var scenario = Scenario(random: SplitMix(seed: seed))
+            var scenario = Scenario(random: SplitMix64(seed: UInt64(bitPattern: Int64(seed))))
             let before = scenario.location()
             let after = scenario.random.chance(0.3) ? scenario.location() : scenario.write(to: before)
             let changes = Node.childChanges(from: before, to: after)
@@ -231,7 +232,7 @@ struct PropertyTests {
     @Test("export JSON round-trips random trees; the hash is stable under re-parsing")
     func exportRoundTrip() async {
         await propertyCheck(count: 300, input: Gen.int(in: 0...Int.max)) { seed in
-            var scenario = Scenario(random: SplitMix(seed: seed))
+            var scenario = Scenario(random: SplitMix64(seed: UInt64(bitPattern: Int64(seed))))
             let tree = scenario.location().withPriority(scenario.priority())
             let bytes = tree.exportJSON
             let parsed = try? JSONReader.readData(bytes).node

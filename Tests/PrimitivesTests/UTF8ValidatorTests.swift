@@ -1,3 +1,4 @@
+import TestSupport
 import Primitives
 import Testing
 
@@ -96,18 +97,5 @@ import Testing
         let afterResetIsValid = validator.validate([0x61])
         #expect(afterResetIsValid)
         #expect(validator.isComplete)
-    }
-}
-
-/// A small deterministic generator so the randomized test is reproducible.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

@@ -104,7 +104,7 @@ struct CrashTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let namespace = directory.path + "/ns"
-        var random = SeededGenerator(seed: 2024)
+        var random = SplitMix64(seed: 2024)
         var acknowledged = Set<Int>()
         for run in 0..<Self.runs {
             let delay = Int.random(in: 5...250, using: &random)

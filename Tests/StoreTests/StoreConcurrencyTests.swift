@@ -1,3 +1,4 @@
+import TestSupport
 import DataModel
 import Dispatch
 import Store
@@ -95,7 +96,7 @@ struct StoreConcurrencyTests {
         let initial = keys.map { "\"\($0)\":{\"balance\":100}" }.joined(separator: ",")
         await store.applyOrFail(try Fixture.set("/", "{\(initial)}"))
         let writes = try (0..<4).map { writer in
-            var random = SeededGenerator(seed: UInt64(writer + 1))
+            var random = SplitMix64(seed: UInt64(writer + 1))
             return try (0..<250).map { _ in
                 let from = Int.random(in: 0..<keys.count, using: &random)
                 let to = (from + Int.random(in: 1..<keys.count, using: &random)) % keys.count

@@ -1,3 +1,4 @@
+import TestSupport
 import DataModel
 import Store
 import Testing
@@ -10,7 +11,7 @@ struct StoreModelTests {
     static let keys = ["a", "b", "c", "1", "10"]
 
     struct Generator {
-        var random: SeededGenerator
+        var random: SplitMix64
 
         mutating func chance(_ percent: Int) -> Bool {
             Int.random(in: 0..<100, using: &random) < percent
@@ -90,7 +91,7 @@ struct StoreModelTests {
     func randomWrites(layout: ShardLayout, seed: UInt64) async throws {
         let store = try Fixture.memoryStore(layout)
         var reference = ReferenceTree()
-        var generator = Generator(random: SeededGenerator(seed: seed &* 7919 &+ UInt64(layout.count * 10 + layout.depth)))
+        var generator = Generator(random: SplitMix64(seed: seed &* 7919 &+ UInt64(layout.count * 10 + layout.depth)))
         for step in 0..<300 {
             let snapshot = reference.root
             let write = try generator.write { snapshot.descendant(at: $0) }

@@ -87,22 +87,6 @@ extension Store {
     }
 }
 
-/// A deterministic pseudo-random generator (SplitMix64), so that failing seeds can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The content of a text file, without a trailing newline.
 func readTextFile(_ path: String) throws -> String {
