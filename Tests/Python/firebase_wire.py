@@ -158,11 +158,13 @@ class WireClient:
         wait_hello: bool = True,
         timeout: float = DEFAULT_TIMEOUT,
         headers: dict[str, str] | None = None,
+        compression: str | None = None,
     ) -> "WireClient":
         """Opens ``ws://host:port/.ws?v=5&ns=ns`` (or ``?params``) and waits for the hello.
 
         ``host_header`` makes the URL (and so the ``Host`` header) name another host while the socket still goes to
-        ``host``; the hello's ``h`` should echo it.
+        ``host``; the hello's ``h`` should echo it. ``compression="deflate"`` offers permessage-deflate, as
+        browsers and the Node SDK do.
         """
         query = params if params is not None else ("v=5" + (f"&ns={ns}" if ns is not None else ""))
         url_host = host_header or f"{host}:{port}"
@@ -173,7 +175,7 @@ class WireClient:
             connect(
                 url,
                 sock=sock,
-                compression=None,
+                compression=compression,
                 max_size=None,
                 ping_interval=None,
                 open_timeout=timeout,
@@ -221,7 +223,7 @@ class WireClient:
         except Exception as error:  # noqa: BLE001 - recorded for the test to assert on
             self.protocol_errors.append(f"reader failed: {error!r}")
         finally:
-            rcvd = self.ws.close_rcvd
+            rcvd = self.ws.protocol.close_rcvd  # the close frame the server sent, if any
             self.close_code = rcvd.code if rcvd else None
             self.close_reason = rcvd.reason if rcvd else None
             self.closed.set()

@@ -31,7 +31,8 @@ def servers(tmp_path_factory):
     ec = tokens.KeyPair("ES256", "e1")
     factory = ServerFactory()
     started = {
-        "hs256": factory("--auth-secret", SECRET),
+        # No leeway, so that a token expiring during a test is revoked at once (the default leeway is 60 s).
+        "hs256": factory("--auth-secret", SECRET, "--auth-clock-skew", "0"),
         "pem": factory("--auth-public-keys", str(tokens.write_pem(directory / "rsa.pem", rsa))),
         "pem-ec": factory("--auth-public-keys", str(tokens.write_pem(directory / "ec.pem", ec))),
         "jwks": factory("--auth-public-keys", str(tokens.write_jwks(directory / "keys.json", rsa, ec))),

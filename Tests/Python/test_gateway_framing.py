@@ -23,13 +23,14 @@ def assert_split_correctly(inbound, expect_split: bool = True):
 
 
 @pytest.mark.timeout(30)
+@pytest.mark.parametrize("compression", [None, "deflate"])
 @pytest.mark.parametrize("kind", ["ascii", "emoji", "mixed"])
-async def test_large_values_are_split_and_reassembled_both_ways(server, ns, kind):
+async def test_large_values_are_split_and_reassembled_both_ways(server, ns, kind, compression):
     unit = {"ascii": "abcdefghij", "emoji": "\U0001F600\u00e9\u4e2d", "mixed": "a\"\\\n\u00e9\U0001F335/"}[kind]
     value = (unit * (120_000 // len(unit) + 1))[:120_000]
     async with Clients(server.port) as clients:
-        writer = await clients.connect(ns)
-        reader = await clients.connect(ns)
+        writer = await clients.connect(ns, compression=compression)
+        reader = await clients.connect(ns, compression=compression)
         view, _ = await reader.listen("/blobs")
         before = len(writer.sent_frames)
         response = await writer.put("/blobs/x", value)
