@@ -37,11 +37,11 @@ def canopy_binary() -> Path:
 class CanopyServer:
     """One ``canopy serve`` process."""
 
-    def __init__(self, args: list[str] | None = None, name: str = "server"):
+    def __init__(self, args: list[str] | None = None, name: str = "server", data_dir: Path | None = None):
         self.args = list(args or [])
         self.name = name
         self.directory = Path(tempfile.mkdtemp(prefix="canopy-pytest-"))
-        self.data_dir = self.directory / "data"
+        self.data_dir = data_dir or self.directory / "data"
         self.port_file = self.directory / "port"
         self.log_path = self.directory / "server.log"
         self.process: subprocess.Popen | None = None
@@ -109,8 +109,8 @@ class ServerFactory:
     def __init__(self):
         self.servers: list[CanopyServer] = []
 
-    def __call__(self, *args: str) -> CanopyServer:
-        server = CanopyServer(list(args)).start()
+    def __call__(self, *args: str, data_dir: Path | None = None) -> CanopyServer:
+        server = CanopyServer(list(args), data_dir=data_dir).start()
         self.servers.append(server)
         return server
 

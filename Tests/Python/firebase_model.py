@@ -149,6 +149,8 @@ def _set(node: Any, parts: list[str], value: Any) -> Any:
     head, rest = parts[0], parts[1:]
     if head == PRIORITY:
         return with_priority(node, value)
+    if is_leaf(node) and value is None:
+        return node  # deleting below a leaf changes nothing (LeafNode.updateImmediateChild)
     priority = priority_of(node)
     children = children_of(node)
     child = _set(children.get(head), rest, value)

@@ -159,6 +159,7 @@ class WireClient:
         timeout: float = DEFAULT_TIMEOUT,
         headers: dict[str, str] | None = None,
         compression: str | None = None,
+        receive_buffer: int | None = None,
     ) -> "WireClient":
         """Opens ``ws://host:port/.ws?v=5&ns=ns`` (or ``?params``) and waits for the hello.
 
@@ -169,7 +170,11 @@ class WireClient:
         query = params if params is not None else ("v=5" + (f"&ns={ns}" if ns is not None else ""))
         url_host = host_header or f"{host}:{port}"
         url = f"ws://{url_host}/.ws?{query}"
-        sock = socket.create_connection((host, port), timeout=timeout)
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if receive_buffer is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)  # before connect: a small window
+        sock.settimeout(timeout)
+        sock.connect((host, port))
         sock.setblocking(False)
         ws = await asyncio.wait_for(
             connect(
@@ -453,6 +458,13 @@ class WireClient:
         except (asyncio.TimeoutError, ConnectionError):
             self.abort()
         await self._finish()
+
+    def pause_reading(self) -> None:
+        """Stops reading from the socket (a slow or frozen mobile client); the server's output backs up."""
+        self.ws.transport.pause_reading()
+
+    def resume_reading(self) -> None:
+        self.ws.transport.resume_reading()
 
     def abort(self) -> None:
         """Kills the TCP connection without a close frame (RST, like a crashed or vanished client)."""

@@ -108,12 +108,19 @@ async def test_token_issued_in_the_future_is_refused(servers):
     assert status != "ok", text
 
 
-async def test_token_without_expiry_or_subject_is_refused(servers):
+async def test_token_without_expiry_is_refused(servers):
+    """Firebase ID tokens always carry exp; one without it would never expire (and never be revoked with ac)."""
     port = servers["servers"]["hs256"].port
     claims = tokens.claims("alice")
     del claims["exp"]
     status, _, text = await auth_status(port, tokens.hs256(SECRET, claims))
-    assert status != "ok", text
+    assert status == "invalid_token", text
+
+
+async def test_token_with_an_empty_subject_is_refused(servers):
+    port = servers["servers"]["hs256"].port
+    status, _, text = await auth_status(port, tokens.hs256(SECRET, tokens.claims("")))
+    assert status == "invalid_token", text
 
 
 async def test_unsigned_token_is_refused_without_the_test_mode(servers):

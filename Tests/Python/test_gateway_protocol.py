@@ -211,8 +211,6 @@ async def test_priorities_travel_in_export_format(server, ns):
             assert model.nodes_equal(view.cache, want), (action, path, view.cache, want)
             got = await client.get("/pri")
             assert model.nodes_equal(model.normalize(got.data), want), (got.data, want)
-        got = await client.get("/pri/c/.priority")
-        assert got.ok and got.data == "top"
 
 
 async def test_namespaces_are_isolated(server):

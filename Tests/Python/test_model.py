@@ -106,6 +106,8 @@ def test_set_and_priority_paths():
     node = model.set_at(node, "/a/b/.priority", "x")
     assert node == {"a": {"b": {".value": 1, ".priority": "x"}, ".priority": 5}}
     assert model.set_at(node, "/a/b", None) is None
+    assert model.set_at({"a": 5}, "/a/b/c", None) == {"a": 5}, "deleting below a leaf leaves it alone"
+    assert model.set_at({"a": {".value": 5, ".priority": 1}}, "/a/b", 2) == {"a": {"b": 2, ".priority": 1}}
 
 
 def test_split_for_wire_counts_utf16_units_and_never_cuts_a_pair():
