@@ -264,3 +264,40 @@ async def test_a_token_replaced_before_it_expires_is_not_revoked(servers):
         assert (await other.put("/wait/x", 1)).ok
         await client.sync()
         assert not [p.text for p in client.pushes() if p.action == "ac"], "the replaced token was revoked"
+
+
+async def test_unauth_before_expiry_means_no_revocation_later(servers):
+    port = servers["servers"]["hs256"].port
+    async with Clients(port) as clients:
+        client = await clients.connect("auth")
+        other = await clients.connect("auth")
+        assert (await client.auth(tokens.hs256(SECRET, tokens.claims("alice", lifetime=2)))).ok
+        assert (await client.request("unauth", {})).ok
+        view, _ = await client.listen("/wait2")
+        await asyncio.sleep(3.5)
+        assert (await other.put("/wait2/x", 1)).ok
+        await client.sync()
+        assert not [p.text for p in client.pushes() if p.action == "ac"], "a dropped token was revoked"
+
+
+async def test_the_connection_keeps_working_after_a_revocation(servers):
+    port = servers["servers"]["hs256"].port
+    async with Clients(port) as clients:
+        client = await clients.connect("auth")
+        assert (await client.auth(tokens.hs256(SECRET, tokens.claims("alice", lifetime=1)))).ok
+        await client.next_push(action="ac", timeout=6)
+        assert (await client.put("/after-ac", True)).ok
+        assert (await client.auth(tokens.hs256(SECRET, tokens.claims("alice")))).ok
+
+
+@pytest.mark.parametrize("body", [
+    {"cred": "owner", "authvar": {"uid": "impersonated", "role": "worker"}},
+    {"cred": "owner", "noauth": True},
+])
+async def test_admin_sdk_auth_overrides_are_accepted(servers, body):
+    """Node Admin's databaseAuthVariableOverride arrives as gauth with authvar, or noauth for a null override."""
+    port = servers["servers"]["open"].port
+    async with Clients(port) as clients:
+        client = await clients.connect("auth")
+        response = await client.request("gauth", body)
+        assert response.ok, response.inbound.text

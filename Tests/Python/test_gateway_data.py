@@ -238,3 +238,34 @@ async def test_a_subscriber_that_stops_reading_is_conflated_and_ends_with_the_la
         seen = [int(p.payload["d"].split(":")[0]) for p in slow.pushes() if p.path == "/feed/item"]
         assert seen == sorted(seen) and len(set(seen)) == len(seen), "updates out of order or repeated"
         assert len(seen) < writes, f"no conflation: the stalled subscriber got all {len(seen)} updates"
+
+
+@pytest.mark.timeout(90)
+async def test_conflated_state_keeps_each_views_tag_and_window(server, ns):
+    """The conflated state of a tagged view is its window, tagged; of a default view, the data at its path."""
+    payload = "q" * 40_000
+    writes = 300
+    async with Clients(server.port) as clients:
+        writer = await clients.connect(ns)
+        slow = await clients.connect(ns, receive_buffer=4096)
+        whole, _ = await slow.listen("/feed2")
+        newest, _ = await slow.listen("/feed2", {"l": 1, "vf": "r", "i": "n"}, tag=3)
+        slow.pause_reading()
+        window = []
+        for index in range(writes):
+            window.append(await writer.send_request("p", {"p": f"/feed2/item{index % 7}", "d": {"n": index,
+                                                                                             "p": payload}}))
+            if len(window) >= 32:
+                assert (await writer.wait_response(window.pop(0), 20)).ok
+        for future in window:
+            assert (await writer.wait_response(future, 20)).ok
+        truth = (await writer.get("/feed2")).data
+        slow.resume_reading()
+        last = f"item{(writes - 1) % 7}"
+        await slow.wait_for(lambda entry: entry.is_push and entry.tag is None and whole.cache == truth, 20,
+                            "the default view's latest state", consume=False)
+        await slow.wait_for(lambda entry: entry.is_push and newest.cache == {last: truth[last]}, 20,
+                            "the tagged view's latest window", consume=False)
+        assert not whole.errors and not newest.errors
+        assert all(p.tag in (None, 3) for p in slow.pushes())
+        assert len(slow.pushes()) < 2 * writes, "no conflation happened, so this test proved nothing"

@@ -248,3 +248,103 @@ async def test_transactions_from_two_clients_racing_on_one_counter_end_at_the_ex
         assert a.views[0].cache == b.views[0].cache == 5 + 2 * rounds
         # The first attempt of each client was made before its listen's data arrived, as JS does.
         assert stale_a + stale_b >= 1
+
+
+async def test_requests_of_one_connection_run_in_arrival_order(server, ns):
+    """§4.1: a put followed at once by a listen sees the put; a listen followed at once by a put gets the old data,
+    its ok, then the echo and the put's ok."""
+    async with Clients(server.port) as clients:
+        client = await clients.connect(ns)
+        put = await client.send_request("p", {"p": "/order/a", "d": 1})
+        view, listened = await client.listen_nowait("/order")
+        assert (await client.wait_response(put)).ok and (await client.wait_response(listened)).ok
+        assert view.cache == {"a": 1}
+        mark = len(client.log)
+        other, listened = await client.listen_nowait("/order2")
+        put = await client.send_request("p", {"p": "/order2", "d": "new"})
+        await client.wait_response(put)
+        texts = [entry.text for entry in client.log[mark:]]
+        if texts[0] == '{"t":"d","d":{"a":"d","b":{"p":"/order2","d":null}}}':
+            texts.pop(0)  # the null push for an empty location is optional (§6.6 step 4)
+        assert texts == [
+            '{"t":"d","d":{"r":3,"b":{"s":"ok","d":{}}}}',
+            '{"t":"d","d":{"a":"d","b":{"p":"/order2","d":"new"}}}',
+            '{"t":"d","d":{"r":4,"b":{"s":"ok","d":""}}}',
+        ], texts
+
+
+@pytest.mark.timeout(60)
+async def test_every_listener_sees_the_writes_in_one_global_order(server, ns):
+    """§11: every client observes the writes of one location in the same order, whatever connection made them."""
+    async with Clients(server.port) as clients:
+        listeners = [await clients.connect(ns) for _ in range(4)]
+        views = [(await client.listen("/g"))[0] for client in listeners]
+        writers = [await clients.connect(ns) for _ in range(5)]
+
+        async def write_many(index: int, client: WireClient):
+            futures = []
+            for step in range(40):
+                key = f"k{(index + step) % 3}"
+                futures.append(await client.send_request("p", {"p": f"/g/{key}", "d": f"w{index}-{step}"}))
+            for future in futures:
+                assert (await client.wait_response(future)).ok
+
+        await asyncio.gather(*(write_many(index, client) for index, client in enumerate(writers)))
+        for client in listeners:
+            await client.sync()
+        sequences = [[(p.path, model.dumps(p.payload.get("d"))) for p in client.pushes() if p.path != "/g"]
+                     for client in listeners]
+        assert all(sequence == sequences[0] for sequence in sequences[1:]), "listeners saw different orders"
+        assert len(sequences[0]) == 5 * 40
+        truth = (await listeners[0].get("/g")).data
+        assert all(view.cache == truth for view in views)
+
+
+async def test_a_merge_across_many_top_level_keys_is_one_atomic_push(server, ns):
+    """The tree is sharded by top-level key; a merge spanning shards is still one write with one push per listen."""
+    async with Clients(server.port) as clients:
+        writer = await clients.connect(ns)
+        root_listener = await clients.connect(ns)
+        key_listener = await clients.connect(ns)
+        root, _ = await root_listener.listen("/")
+        leaves = [(await key_listener.listen(f"/top{index}"))[0] for index in range(0, 40, 7)]
+        mark_root, mark_keys = len(root_listener.log), len(key_listener.log)
+        change = {f"top{index}/v": index for index in range(40)}
+        del change["top3/v"]
+        change["top3"] = {"replaced": True}
+        assert (await writer.merge("/", change)).ok
+        await root_listener.sync()
+        await key_listener.sync()
+        pushes = root_listener.pushes(mark_root)
+        assert len(pushes) == 1, [p.text[:200] for p in pushes]
+        expected = model.update_at(None, "/", change)
+        assert model.nodes_equal(root.cache, expected)
+        assert len(key_listener.pushes(mark_keys)) == len(leaves)
+        for view in leaves:
+            assert model.nodes_equal(view.cache, model.get(expected, view.path))
+        # A listener that saw the merge half-applied would have to have seen two pushes; a get sees all of it.
+        assert model.nodes_equal(model.normalize((await writer.get("/")).data), expected)
+
+
+async def test_writes_and_queries_at_the_root(server, ns):
+    async with Clients(server.port) as clients:
+        writer = await clients.connect(ns)
+        reader = await clients.connect(ns)
+        whole, _ = await reader.listen("/")
+        last, _ = await reader.listen("/", {"l": 2, "vf": "r", "i": ".key"}, tag=1)
+        deep, _ = await reader.listen("/a/b")
+        expected = None
+        for action, path, data in [
+            ("p", "/", {"a": {"b": 1}, "c": 2, "d": 3}),
+            ("m", "/", {"e": 4, "a/b": {"x": True}}),
+            ("p", "/", {"z": 0}),
+            ("p", "/", None),
+        ]:
+            assert (await writer.request(action, {"p": path, "d": data})).ok
+            expected = model.set_at(expected, path, data) if action == "p" else model.update_at(expected, path, data)
+            await reader.sync()
+            assert model.nodes_equal(whole.cache, expected), (path, whole.cache)
+            assert model.nodes_equal(last.cache, model.evaluate_query(expected, {"l": 2, "vf": "r", "i": ".key"}))
+            assert model.nodes_equal(deep.cache, model.get(expected, "/a/b"))
+        assert (await writer.put("/", {"t": 1}, hash="")).ok
+        assert (await writer.put("/", None, hash=model.node_hash({"t": 1}))).ok
