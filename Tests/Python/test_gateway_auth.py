@@ -284,7 +284,7 @@ async def test_the_connection_keeps_working_after_a_revocation(servers):
     port = servers["servers"]["hs256"].port
     async with Clients(port) as clients:
         client = await clients.connect("auth")
-        assert (await client.auth(tokens.hs256(SECRET, tokens.claims("alice", lifetime=1)))).ok
+        assert (await client.auth(tokens.hs256(SECRET, tokens.claims("alice", lifetime=2)))).ok
         await client.next_push(action="ac", timeout=6)
         assert (await client.put("/after-ac", True)).ok
         assert (await client.auth(tokens.hs256(SECRET, tokens.claims("alice")))).ok

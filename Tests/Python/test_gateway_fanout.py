@@ -223,31 +223,33 @@ async def test_a_hashed_put_on_an_empty_location_needs_the_empty_hash(server, ns
         assert response.ok, "the hash of an object with priorities"
 
 
-@pytest.mark.timeout(60)
-async def test_transactions_from_two_clients_racing_on_one_counter_end_at_the_exact_total(server, ns):
-    rounds = 25
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("racers,rounds,max_retries", [(2, 25, 25), (5, 10, 200)])
+async def test_transactions_racing_on_one_counter_end_at_the_exact_total(server, ns, racers, rounds, max_retries):
+    """Two racers stay within the SDK's 25 attempts. With five, one client can lose 20+ times in a row while the
+    others win (optimistic concurrency, not a server fault), so that variant allows more attempts."""
     async with Clients(server.port) as clients:
-        a = await clients.connect(ns)
-        b = await clients.connect(ns)
-        assert (await a.put("/counters/likes", 5)).ok
+        racing = [await clients.connect(ns) for _ in range(racers)]
+        assert (await racing[0].put("/counters/likes", 5)).ok
 
         async def worker(client: WireClient) -> int:
             # Like JS: the listen goes out, and the first put follows at once, made from an empty cache.
             view, listened = await client.listen_nowait("/counters/likes")
             stale_total = 0
             for _ in range(rounds):
-                _, stale = await run_transaction(client, view, lambda v: (v or 0) + 1)
+                _, stale = await run_transaction(client, view, lambda v: (v or 0) + 1, max_retries)
                 stale_total += stale
             assert (await client.wait_response(listened)).ok
             return stale_total
 
-        stale_a, stale_b = await asyncio.gather(worker(a), worker(b))
-        assert (await a.get("/counters/likes")).data == 5 + 2 * rounds
-        await a.sync()
-        await b.sync()
-        assert a.views[0].cache == b.views[0].cache == 5 + 2 * rounds
+        stale = await asyncio.gather(*(worker(client) for client in racing))
+        total = 5 + racers * rounds
+        assert (await racing[0].get("/counters/likes")).data == total
+        for client in racing:
+            await client.sync()
+            assert client.views[0].cache == total
         # The first attempt of each client was made before its listen's data arrived, as JS does.
-        assert stale_a + stale_b >= 1
+        assert all(count >= 1 for count in stale), stale
 
 
 async def test_requests_of_one_connection_run_in_arrival_order(server, ns):
@@ -271,6 +273,39 @@ async def test_requests_of_one_connection_run_in_arrival_order(server, ns):
             '{"t":"d","d":{"a":"d","b":{"p":"/order2","d":"new"}}}',
             '{"t":"d","d":{"r":4,"b":{"s":"ok","d":""}}}',
         ], texts
+        # Pipelined requests of every kind take effect in the order they were sent (their answers may come in
+        # another order, §5.1): each get sees exactly the writes sent before it.
+        futures = []
+        expected_gets = []
+        written = {}
+        for index in range(5):
+            futures.append(await client.send_request("p", {"p": f"/order3/{index}", "d": index}))
+            futures.append(await client.send_request("m", {"p": "/order3", "d": {f"m{index}": index}}))
+            written.update({str(index): index, f"m{index}": index})
+            futures.append(await client.send_request("g", {"p": "/order3", "q": {}}))
+            expected_gets.append((len(futures) - 1, dict(written)))
+            futures.append(await client.send_request("q", {"p": f"/order3/{index}", "h": ""}))
+            futures.append(await client.send_request("s", {"c": {}}))
+        responses = [await client.wait_response(future) for future in futures]
+        assert all(response.ok for response in responses)
+        for position, expected in expected_gets:
+            assert responses[position].data == expected, (position, responses[position].data)
+
+
+@pytest.mark.timeout(60)
+async def test_a_listen_followed_at_once_by_its_unlisten_is_answered(server, ns):
+    """§5.1: every request with an r gets an answer. A listen whose unlisten arrives while a write from the same
+    connection is still pending was observed to get none (racy, so the sequence is repeated)."""
+    async with Clients(server.port) as clients:
+        client = await clients.connect(ns)
+        for attempt in range(10):
+            put = await client.send_request("p", {"p": f"/qn/w{attempt}", "d": "x" * 1_000_000})  # slow to apply
+            listen = await client.send_request("q", {"p": f"/qn/l{attempt}", "h": ""})
+            unlisten = await client.send_request("n", {"p": f"/qn/l{attempt}"})
+            assert (await client.wait_response(put)).ok
+            assert (await client.wait_response(unlisten)).ok
+            response = await client.wait_response(listen, 5, f"listen {attempt} (its unlisten was answered)")
+            assert response.ok
 
 
 @pytest.mark.timeout(60)

@@ -137,6 +137,12 @@ def random_writes(rng: random.Random, base: str, count: int) -> list[tuple[str, 
             writes.append(("p", f"{base}/{key}", rng.choice(values[1:])))
         elif kind < 0.7:
             writes.append(("p", f"{base}/{key}/nested/v", rng.choice(values)))
+        elif kind < 0.75:
+            other = rng.choice(keys)
+            change = {f"{key}/.priority": rng.choice(priorities)}
+            if other != key:
+                change[f"{other}/nested/v"] = rng.choice(values)
+            writes.append(("m", base, change))
         elif kind < 0.85:
             other = rng.choice(keys)
             change = {f"{key}/score": rng.choice(values)}
@@ -207,7 +213,7 @@ async def run_query_suite(port: int, ns: str, index_name: str, writes_count: int
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("index_name", list(INDEXES))
 async def test_every_range_and_limit_form_tracks_the_expected_window(server, index_name):
-    await run_query_suite(server.port, "queries", index_name)
+    await run_query_suite(server.port, "queries", index_name, writes_count=40)
 
 
 async def test_limit_to_last_window_moves_when_an_item_is_pushed_out_and_back(server, ns):
