@@ -158,15 +158,14 @@ struct FirebaseReport {
             line += "DISCONNECTED \(format(secondsBetween(start, stall.disconnectedAt))) s into the run (\(reason))"
         } else {
             line += "stayed connected; holds \(held), the room's last value is \(wanted)"
-            if stall.caughtUpAt >= stall.resumedAt, stall.resumedAt > 0 {
-                line += ", caught up \(format(secondsBetween(stall.resumedAt, stall.caughtUpAt))) s after resuming"
+            if stall.resumedAt > 0, stall.caughtUpAt >= stall.resumedAt {
+                let lastPut = results.map(\.lastAck).max() ?? 0
+                line += "; resumed at \(format(secondsBetween(start, stall.resumedAt))) s, held the last value at "
+                    + "\(format(secondsBetween(start, stall.caughtUpAt))) s (last put acknowledged at "
+                    + "\(format(secondsBetween(start, lastPut))) s)"
             }
         }
         say(line)
-        let lastPut = results.map(\.lastAck).max() ?? 0
-        if stall.resumedAt > 0, lastPut < stall.resumedAt {
-            say("  note: the last put was acknowledged before the subscriber resumed reading")
-        }
         if !latest { complain("ws-load: the stalled subscriber \(disconnected ? "was disconnected" : "missed the latest state")") }
         return latest
     }

@@ -113,7 +113,7 @@ struct MetricsScrape {
         }
         let head = String(decoding: response[..<headerEnd], as: UTF8.self).lowercased()
         guard head.hasPrefix("http/1.1 200") || head.hasPrefix("http/1.0 200") else {
-            throw Failure(description: "metrics: \(head.prefix { $0 != "\r" })")
+            throw Failure(description: "metrics: \(String(decoding: response.prefix { $0 != 13 }, as: UTF8.self))")
         }
         let body = Array(response[(headerEnd + 4)...])
         guard head.contains("transfer-encoding: chunked") else { return body }

@@ -66,7 +66,7 @@ extension Worker {
         case .control:
             break
         case .otherPush:
-            if measuring { result.unexpectedPushes += 1 }
+            if connections[index].ready { result.unexpectedPushes += 1 }
         case .malformed:
             let text = String(decoding: bytes.prefix(120), as: UTF8.self)
             drop(index, reason: "cannot follow the server message \(text)")
@@ -106,42 +106,44 @@ extension Worker {
     }
 
     /// Counts a subscriber's delivery: its latency, its order, and the value it now holds.
+    ///
+    /// Deliveries count from the listen's `ok` on (the data pushed with the listen comes before it), not from the
+    /// workload's start: another worker's writer may start putting before this worker has seen the start.
     @inline(__always)
     private func pushArrived(
         _ index: Int, _ bytes: UnsafeBufferPointer<UInt8>, merge: Bool, path: Range<Int>, data: Int
     ) {
+        guard connections[index].ready else { return }
         guard let plan, connections[index].role != .writer,
             FirebaseMessage.samePath(bytes, path, plan.roomPaths[connections[index].room]),
             let value = BenchValue(bytes, objectAt: data)
         else {
-            if measuring { result.unexpectedPushes += 1 }
+            result.unexpectedPushes += 1
             return
         }
         if connections[index].role == .stalled {
             connections[index].lastWriter = value.writer
             connections[index].lastSequence = value.sequence
             connections[index].lastRead = monotonicNanoseconds()
-            if measuring { stall.deliveries += 1 }
+            stall.deliveries += 1
             return
         }
-        if measuring {
-            let now = monotonicNanoseconds()
-            let sentAt = coordinator.clockOrigin &+ UInt64(truncatingIfNeeded: value.sentAt)
-            latencies?.record(nanoseconds: now > sentAt ? now - sentAt : 0)
-            if plan.writersPerRoom[connections[index].room] == 1,
-                value.sequence != connections[index].lastSequence + 1
-            {
-                result.outOfOrder += 1
-            }
-            result.received += 1
-            result.lastDelivery = now
+        let now = monotonicNanoseconds()
+        let sentAt = coordinator.clockOrigin &+ UInt64(truncatingIfNeeded: value.sentAt)
+        latencies?.record(nanoseconds: now > sentAt ? now - sentAt : 0)
+        if plan.writersPerRoom[connections[index].room] == 1, value.sequence != connections[index].lastSequence + 1 {
+            result.outOfOrder += 1
         }
+        result.received += 1
+        result.lastDelivery = now
         connections[index].lastWriter = value.writer
         connections[index].lastSequence = value.sequence
     }
 
     private func markReady(_ index: Int) {
         connections[index].ready = true
+        connections[index].lastWriter = -1
+        connections[index].lastSequence = 0
         result.opened += 1
         coordinator.opened.add(1, ordering: .relaxed)
     }

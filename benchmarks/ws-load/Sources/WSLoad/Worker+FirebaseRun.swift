@@ -37,10 +37,7 @@ extension Worker {
             case .subscriber: expected += plan.messagesPerRoom[connections[index].room]
             case .stalled, .none: break
             }
-            connections[index].lastWriter = -1
-            connections[index].lastSequence = 0
         }
-        latencies = LatencyHistogram()
         lastProgress = workloadStart
         measuring = true
         let deadline = workloadStart + UInt64(options.timeout * 1e9)

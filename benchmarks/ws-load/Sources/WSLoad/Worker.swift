@@ -116,6 +116,7 @@ final class Worker: @unchecked Sendable {
                 if role == .stalled { stalledLocal = local }
             }
             messageScratch.reserveCapacity(256 + options.payload)
+            latencies = LatencyHistogram()
         }
         epollFD = epoll_create1(0)
         readBuffer = .allocate(byteCount: Self.readCapacity, alignment: 16)
