@@ -1,3 +1,5 @@
+import Glibc
+
 /// What a complete server message of the Firebase wire protocol is, as far as the load tester cares
 /// (wire-protocol.md §3, §5.1, §11); positions index the scanned bytes, so classifying allocates nothing.
 enum FirebaseMessage: Equatable {
@@ -60,6 +62,61 @@ enum FirebaseMessage: Equatable {
             return false
         }
         return true
+    }
+}
+
+/// The fast path for the one message a subscriber gets millions of: a data push of a benchmark update at its room
+/// exactly as Canopy encodes it, `PREFIX{"pad":"xx…","seq":S,"ts":T,"w":W}}}}` where PREFIX is
+/// `{"t":"d","d":{"a":"d","b":{"p":"/bench/room<i>","d":`. Anything else (other member order, spacing, escapes,
+/// a tag) returns nil and goes through `FirebaseMessage.classify`, which follows any shape.
+enum BenchPush {
+    /// The bytes a data push at `path` starts with.
+    static func prefix(path: [UInt8]) -> [UInt8] {
+        Array(#"{"t":"d","d":{"a":"d","b":{"p":""#.utf8) + path + Array(#"","d":"#.utf8)
+    }
+
+    /// The update in `bytes` when it has exactly the expected shape after `prefix`.
+    @inline(__always)
+    static func value(_ bytes: JSONScan.Bytes, prefix: UnsafeBufferPointer<UInt8>) -> BenchValue? {
+        guard bytes.count > prefix.count + 30, let base = bytes.baseAddress, let expected = prefix.baseAddress,
+            memcmp(base, expected, prefix.count) == 0
+        else { return nil }
+        var index = prefix.count
+        guard literal(bytes, &index, #"{"pad":""#) else { return nil }
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") {
+            index += 1
+        }
+        guard literal(bytes, &index, #"","seq":"#), let sequence = digits(bytes, &index),
+            literal(bytes, &index, #","ts":"#), let sentAt = digits(bytes, &index),
+            literal(bytes, &index, #","w":"#), let writer = digits(bytes, &index),
+            literal(bytes, &index, "}}}}"), index == bytes.count
+        else { return nil }
+        return BenchValue(sequence: sequence, sentAt: sentAt, writer: writer)
+    }
+
+    @inline(__always)
+    private static func literal(_ bytes: JSONScan.Bytes, _ index: inout Int, _ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard bytes.count - index >= count, let base = bytes.baseAddress,
+            memcmp(base + index, text.utf8Start, count) == 0
+        else { return false }
+        index += count
+        return true
+    }
+
+    /// 1 to 18 decimal digits (no sign, fraction or exponent: the next byte must be `,` or `}`).
+    @inline(__always)
+    private static func digits(_ bytes: JSONScan.Bytes, _ index: inout Int) -> Int64? {
+        var value: Int64 = 0
+        let start = index
+        while index < bytes.count, index - start < 18, bytes[index] &- UInt8(ascii: "0") < 10 {
+            value = value * 10 + Int64(bytes[index] &- UInt8(ascii: "0"))
+            index += 1
+        }
+        guard index > start, index < bytes.count,
+            bytes[index] == UInt8(ascii: ",") || bytes[index] == UInt8(ascii: "}")
+        else { return nil }
+        return value
     }
 }
 

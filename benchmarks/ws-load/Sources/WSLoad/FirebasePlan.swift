@@ -32,6 +32,8 @@ struct FirebasePlan: Sendable {
     let referenceIndex: Int
     /// Each room's path, `/bench/room<i>`.
     let roomPaths: [[UInt8]]
+    /// The bytes a data push at each room's path starts with (see `BenchPush`).
+    let pushPrefixes: [[UInt8]]
 
     init(options: LoadOptions) {
         writers = options.firebase.writers
@@ -56,6 +58,7 @@ struct FirebasePlan: Sendable {
         stalledIndex = options.hasStalledSubscriber ? writers + subscribers : nil
         referenceIndex = writers
         roomPaths = (0..<rooms).map { Array("/bench/room\($0)".utf8) }
+        pushPrefixes = roomPaths.map { BenchPush.prefix(path: $0) }
     }
 
     /// The rooms writer `writer` writes to, in the order it cycles through them.

@@ -56,6 +56,14 @@ extension Worker {
 
     /// Acts on one complete message; returns false when the connection was dropped.
     private func firebaseMessage(_ index: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if let plan, connections[index].ready, connections[index].role != .writer,
+            let value = plan.pushPrefixes[connections[index].room].withUnsafeBufferPointer({
+                BenchPush.value(bytes, prefix: $0)
+            })
+        {
+            deliver(index, value, plan: plan)
+            return true
+        }
         switch FirebaseMessage.classify(bytes) {
         case .hello:
             helloArrived(index)
@@ -121,6 +129,12 @@ extension Worker {
             result.unexpectedPushes += 1
             return
         }
+        deliver(index, value, plan: plan)
+    }
+
+    /// Records one update delivered to a ready subscriber.
+    @inline(__always)
+    private func deliver(_ index: Int, _ value: BenchValue, plan: FirebasePlan) {
         if connections[index].role == .stalled {
             connections[index].lastWriter = value.writer
             connections[index].lastSequence = value.sequence
@@ -128,7 +142,7 @@ extension Worker {
             stall.deliveries += 1
             return
         }
-        let now = monotonicNanoseconds()
+        let now = readTime
         let sentAt = coordinator.clockOrigin &+ UInt64(truncatingIfNeeded: value.sentAt)
         latencies?.record(nanoseconds: now > sentAt ? now - sentAt : 0)
         if plan.writersPerRoom[connections[index].room] == 1, value.sequence != connections[index].lastSequence + 1 {

@@ -82,6 +82,9 @@ final class Worker: @unchecked Sendable {
     /// Firebase modes: the stalled subscriber's local index and story, when this worker owns it.
     var stalledLocal: Int?
     var stall = StallOutcome()
+    /// Firebase modes: when the last `read` returned; every update in those bytes arrived by then (one clock read
+    /// per read, not per update).
+    var readTime: UInt64 = 0
 
     /// Creates worker `index` of `options.threads`, owning global connections `index`, `index + threads`, …
     init(index: Int, options: LoadOptions, address: ServerAddress, coordinator: Coordinator) {
@@ -196,6 +199,7 @@ final class Worker: @unchecked Sendable {
         while connections[index].state == .open {
             let count = read(connections[index].fd, readBuffer, Self.readCapacity)
             if count > 0 {
+                if plan != nil { readTime = monotonicNanoseconds() }
                 guard scan(index, UnsafeRawBufferPointer(start: readBuffer, count: count)) else { return }
                 if count < Self.readCapacity { break }
             } else if count == 0 {

@@ -65,3 +65,34 @@ struct FirebaseMessageTests {
         }
     }
 }
+
+@Suite("BenchPush")
+struct BenchPushTests {
+    static let prefix = BenchPush.prefix(path: Array("/bench/room3".utf8))
+
+    private func value(_ text: String) -> BenchValue? {
+        Self.prefix.withUnsafeBufferPointer { prefix in withBytes(text) { BenchPush.value($0, prefix: prefix) } }
+    }
+
+    @Test("reads an update in the exact shape Canopy sends")
+    func readsExactShape() {
+        let text = #"{"t":"d","d":{"a":"d","b":{"p":"/bench/room3","d":{"pad":"xxxx","seq":12,"ts":3456,"w":7}}}}"#
+        #expect(value(text) == BenchValue(sequence: 12, sentAt: 3456, writer: 7))
+        #expect(value(#"{"t":"d","d":{"a":"d","b":{"p":"/bench/room3","d":{"pad":"","seq":1,"ts":0,"w":0}}}}"#) != nil)
+    }
+
+    @Test("leaves every other shape to the general scanner", arguments: [
+        #"{"t":"d","d":{"a":"d","b":{"p":"/bench/room30","d":{"pad":"xx","seq":1,"ts":2,"w":0}}}}"#,
+        #"{"t":"d","d":{"a":"d","b":{"p":"/bench/room3","d":{"pad":"x\"x","seq":1,"ts":2,"w":0}}}}"#,
+        #"{"t":"d","d":{"a":"d","b":{"p":"/bench/room3","d":{"pad":"xx","seq":1,"ts":2,"w":0},"t":5}}}"#,
+        #"{"t":"d","d":{"a":"d","b":{"p":"/bench/room3","d":{"pad":"xx","seq":1.5,"ts":2,"w":0}}}}"#,
+        #"{"t":"d","d":{"a":"d","b":{"p":"/bench/room3","d":{"pad":"xx","seq":1,"ts":2,"w":0}}}} "#,
+        #"{"t":"d","d":{"a":"d","b":{"p":"/bench/room3","d":{"pad":"xx","seq":1,"ts":2,"w":0}}}"#,
+        #"{"t":"d","d":{"a":"m","b":{"p":"/bench/room3","d":{"pad":"xx","seq":1,"ts":2,"w":0}}}}"#,
+        #"{"t":"d","d":{"a":"d","b":{"p":"/bench/room3","d":{"seq":1,"ts":2,"w":0,"pad":"xx"}}}}"#,
+        #"{"t":"d","d":{"a":"d","b":{"p":"/bench/room3","d":null}}}"#,
+    ])
+    func refusesOtherShapes(text: String) {
+        #expect(value(text) == nil)
+    }
+}
