@@ -16,6 +16,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // MARK: - leaves: C shims
@@ -40,6 +43,7 @@ let package = Package(
         // MARK: - data
         .target(name: "Store", dependencies: ["DataModel", "Primitives"]),
         .target(name: "Wire", dependencies: ["DataModel", "Primitives"]),
+        .target(name: "Auth", dependencies: ["DataModel", .product(name: "JWTKit", package: "jwt-kit")]),
 
         // MARK: - compose
         .target(
@@ -49,11 +53,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // MARK: - gateway
+        .target(
+            name: "Gateway",
+            dependencies: [
+                "Auth", "DataModel", "Store", "Wire", "HTTPServer", "HTTP1", "Transport", "WebSocket", "Primitives",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]),
+
         // MARK: - executables
         .executableTarget(
             name: "canopy",
             dependencies: [
-                "HTTPServer", "Store", "DataModel", "Transport",
+                "HTTPServer", "Gateway", "Auth", "Store", "DataModel", "Transport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -87,6 +101,10 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "DataModel", "TestSupport"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Store", "DataModel", "Wire"]),
+        .testTarget(
+            name: "AuthTests",
+            dependencies: ["Auth", "DataModel", "TestSupport", .product(name: "JWTKit", package: "jwt-kit")]),
         .testTarget(
             name: "ServerIntegrationTests",
             dependencies: ["HTTPServer", "Transport", "TLS", "HTTP1", "WebSocket", "WebSocketDeflate", "TestSupport"]),

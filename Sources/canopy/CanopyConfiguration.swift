@@ -40,6 +40,25 @@ struct CanopyConfiguration: Decodable {
 
     struct Data: Decodable {
         var directory: String
+        var defaultNamespace: String
+        var maxNamespaces: Int
+        var fsync: String
+        var shards: Int
+        var shardDepth: Int
+    }
+
+    struct Auth: Decodable {
+        var secret: String?
+        var publicKeys: String?
+        var audience: String?
+        var issuer: String?
+        var adminToken: String?
+        var allowUnsignedTokens: Bool
+        var clockSkewSeconds: Double
+    }
+
+    struct Gateway: Decodable {
+        var conflationThresholdBytes: Int
     }
 
     struct Rules: Decodable {
@@ -56,6 +75,8 @@ struct CanopyConfiguration: Decodable {
     var outbound: Outbound
     var tls: TLS
     var data: Data
+    var auth: Auth
+    var gateway: Gateway
     var rules: Rules
     var log: Log
 }
@@ -78,7 +99,15 @@ enum ConfigurationLoader {
         "webSocket": ["maxMessageBytes": 16_777_216, "permessageDeflate": true, "compressionThresholdBytes": 64],
         "outbound": ["lowWaterMarkBytes": 262_144, "highWaterMarkBytes": 1_048_576, "hardLimitBytes": 8_388_608],
         "tls": ["enabled": false, "port": 9443, "certificate": "", "privateKey": ""] as [String: Any],
-        "data": ["directory": "data"],
+        "data": [
+            "directory": "data", "defaultNamespace": "default", "maxNamespaces": 64, "fsync": "always",
+            "shards": 0, "shardDepth": 1,
+        ] as [String: Any],
+        "auth": [
+            "secret": NSNull(), "publicKeys": NSNull(), "audience": NSNull(), "issuer": NSNull(),
+            "adminToken": NSNull(), "allowUnsignedTokens": false, "clockSkewSeconds": 60,
+        ] as [String: Any],
+        "gateway": ["conflationThresholdBytes": 262_144],
         "rules": ["path": "Config/database.rules.json"],
         "log": ["format": "text", "level": "info"],
     ] }

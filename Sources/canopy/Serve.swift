@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Gateway
 import HTTPServer
 import Logging
 import Transport
@@ -39,6 +40,20 @@ struct Serve: ParsableCommand {
     var tlsPortFile: String?
     @Option(help: "Maximum live connections; beyond it peers get 503.")
     var maxConnections: Int?
+    @Option(help: "HS256 secret for verifying auth tokens (at least 32 bytes).")
+    var authSecret: String?
+    @Option(help: "RS256/ES256 verification keys: a PEM file or a JWKS file.")
+    var authPublicKeys: String?
+    @Option(help: "Required `aud` claim of auth tokens.")
+    var authAudience: String?
+    @Option(help: "Required `iss` claim of auth tokens.")
+    var authIssuer: String?
+    @Option(help: "Leeway in seconds for token expiry and issue times (default 60).")
+    var authClockSkew: Double?
+    @Option(help: "Admin credential (rules bypassed). Without it, a loopback-only server accepts the emulator's `owner`.")
+    var adminToken: String?
+    @Flag(help: "Emulator test mode: accept unsigned (alg none) tokens. Loopback only.")
+    var allowUnsignedTokens = false
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
@@ -54,8 +69,8 @@ struct Serve: ParsableCommand {
         let openFiles = ResourceLimits.raiseOpenFileLimit()
         logger.info("process.open_file_limit", metadata: ["limit": "\(openFiles)"])
 
-        let server = HTTPServer(
-            configuration: try ServerSettings.make(from: settings), router: NotFoundRouter(), logger: logger)
+        let gateway = try GatewaySettings.makeGateway(from: settings, logger: logger)
+        let server = HTTPServer(configuration: try ServerSettings.make(from: settings), router: gateway, logger: logger)
         let addresses = try server.start()
         for (index, address) in addresses.enumerated() {
             let scheme = index == 0 ? "http" : "https"
@@ -68,12 +83,20 @@ struct Serve: ParsableCommand {
         SignalHandling.waitForTermination(logger: logger)
         logger.info("server.shutting_down")
         server.shutdown()
+        gateway.close()
     }
 
     private func apply(to settings: inout CanopyConfiguration) {
         if let host { settings.server.host = host }
         if let port { settings.server.port = port }
         if let dataDir { settings.data.directory = dataDir }
+        if let authSecret { settings.auth.secret = authSecret }
+        if let authPublicKeys { settings.auth.publicKeys = authPublicKeys }
+        if let authAudience { settings.auth.audience = authAudience }
+        if let authIssuer { settings.auth.issuer = authIssuer }
+        if let authClockSkew { settings.auth.clockSkewSeconds = authClockSkew }
+        if let adminToken { settings.auth.adminToken = adminToken }
+        if allowUnsignedTokens { settings.auth.allowUnsignedTokens = true }
         if let rules { settings.rules.path = rules }
         if let logFormat { settings.log.format = logFormat }
         if let logLevel { settings.log.level = logLevel }

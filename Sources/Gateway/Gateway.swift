@@ -1,0 +1,126 @@
+import Auth
+import DataModel
+import HTTP1
+import HTTPServer
+import Logging
+import Store
+import Synchronization
+import Wire
+
+/// The Firebase Realtime Database front end: routes `/.ws` to wire-protocol sessions and serves `/.metrics`.
+///
+/// It owns the namespaces (opened on first use, each a ``Store`` with its view registry) and the directory of live
+/// sessions. Call ``route(_:context:)`` from the HTTP server; call ``close()`` after the server stopped.
+public final class Gateway: Router {
+    /// The configuration.
+    public let configuration: GatewayConfiguration
+    /// Counters and gauges.
+    public let metrics = GatewayMetrics()
+    let logger: Logger
+    /// Verifies `auth` / `gauth` credentials.
+    let tokenVerifier: TokenVerifier
+    let sessions = SessionDirectory()
+    private let namespaces = Mutex<[String: Namespace]>([:])
+
+    /// A gateway; namespaces open lazily.
+    public init(configuration: GatewayConfiguration, tokenVerifier: TokenVerifier, logger: Logger) {
+        self.configuration = configuration
+        self.tokenVerifier = tokenVerifier
+        self.logger = logger
+    }
+
+    public func route(_ request: HTTPRequest, context: RequestContext) -> Route {
+        switch request.head.path {
+        case "/.ws":
+            return webSocketRoute(request)
+        case "/.metrics" where request.head.method == "GET":
+            return .respond(metricsResponse())
+        default:
+            return .respond(.error(.notFound, message: "no route for \(request.head.path)"))
+        }
+    }
+
+    private func webSocketRoute(_ request: HTTPRequest) -> Route {
+        let parameters = ConnectionParameters(query: request.head.query ?? "")
+        let name = parameters.namespace.flatMap { $0.isEmpty ? nil : $0 } ?? configuration.defaultNamespace
+        let namespace: Namespace
+        switch self.namespace(named: name) {
+        case .success(let opened): namespace = opened
+        case .failure(let problem): return .respond(problem.response)
+        }
+        let host = request.head.headers["Host"] ?? "localhost"
+        return .webSocket { [self] webSocket in
+            WireSession(webSocket: webSocket, namespace: namespace, gateway: self, host: host,
+                        lastSessionID: parameters.lastSessionID)
+        }
+    }
+
+    /// The namespace called `name`, opened (and loaded from disk) on first use.
+    func namespace(named name: String) -> Result<Namespace, NamespaceProblem> {
+        guard DataDirectory.isValidNamespace(name) else { return .failure(.invalidName(name)) }
+        return namespaces.withLock { open in
+            if let namespace = open[name] { return .success(namespace) }
+            guard open.count < configuration.maxNamespaces else { return .failure(.tooMany(configuration.maxNamespaces)) }
+            var storeConfiguration = StoreConfiguration(layout: configuration.shardLayout, clock: configuration.clock)
+            if let root = configuration.dataDirectory,
+               let directory = DataDirectory.namespaceDirectory(root, namespace: name)
+            {
+                var persistence = PersistenceConfiguration(directory: directory)
+                persistence.fsyncPolicy = configuration.fsyncPolicy
+                storeConfiguration.persistence = persistence
+            }
+            do throws(JournalError) {
+                let namespace = try Namespace(name: name, configuration: storeConfiguration)
+                open[name] = namespace
+                logger.info("opened namespace", metadata: ["namespace": "\(name)"])
+                return .success(namespace)
+            } catch {
+                logger.error("cannot open namespace", metadata: ["namespace": "\(name)", "error": "\(error)"])
+                return .failure(.storeFailed(name, error))
+            }
+        }
+    }
+
+    /// Closes every namespace's store (final snapshot, journals closed); call once the server has stopped.
+    public func close() {
+        let open = namespaces.withLock { open in
+            defer { open.removeAll() }
+            return Array(open.values)
+        }
+        for namespace in open {
+            do {
+                try namespace.store.close()
+            } catch {
+                logger.error("closing namespace failed", metadata: ["namespace": "\(namespace.name)", "error": "\(error)"])
+            }
+        }
+    }
+
+    private func metricsResponse() -> HTTPResponse {
+        let open = namespaces.withLock { Array($0.values) }
+        let views = open.reduce(0) { $0 + $1.registry.count }
+        let body = metrics.exposition(
+            sessions: sessions.count, listens: sessions.listenCount, views: views, namespaces: open.count, extra: [])
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/plain; version=0.0.4")
+        return HTTPResponse(status: .ok, headers: headers, body: body)
+    }
+}
+
+/// Why a connection's namespace is not available.
+enum NamespaceProblem: Error {
+    case invalidName(String)
+    case tooMany(Int)
+    case storeFailed(String, JournalError)
+
+    var response: HTTPResponse {
+        switch self {
+        case .invalidName(let name):
+            return .error(.badRequest, message: "invalid namespace \"\(name.prefix(80))\": use 1-63 of a-z A-Z 0-9 - _")
+        case .tooMany(let limit):
+            return .error(.serviceUnavailable, message: "too many namespaces open (limit \(limit))")
+        case .storeFailed(let name, let error):
+            return .error(.serviceUnavailable, message: "namespace \(name) is unavailable: \(error)")
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import CoreMetrics
+import Prometheus
+
+/// The gateway's counters and gauges, exposed at `/.metrics` in the Prometheus text format.
+///
+/// Counters go through swift-metrics handlers backed by this gateway's own Prometheus registry (not the
+/// process-wide default, so several servers in one test process keep separate numbers). Gauges of live objects
+/// are recorded when the metrics are scraped.
+public final class GatewayMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+
+    /// Push messages encoded: one per view change and distinct tag, never one per subscriber.
+    let pushesEncoded: CoreMetrics.Counter
+    /// Push messages handed to connections (one per subscriber per change).
+    let pushesDelivered: CoreMetrics.Counter
+    /// Pushes a slow connection skipped because it was behind; it got the latest data once it drained.
+    let pushesConflated: CoreMetrics.Counter
+    /// Times a connection fell behind and had its listens conflated.
+    let conflations: CoreMetrics.Counter
+    /// Writes acknowledged (`p`, `m` and onDisconnect writes that ran).
+    let writes: CoreMetrics.Counter
+    /// Writes rejected (stale hash, invalid data, permission, unavailable).
+    let rejectedWrites: CoreMetrics.Counter
+    /// Listens registered.
+    let listens: CoreMetrics.Counter
+    /// One-shot reads (`g`).
+    let reads: CoreMetrics.Counter
+    /// Messages received from clients (after reassembly).
+    let messagesReceived: CoreMetrics.Counter
+    /// Malformed messages answered with an error or a close.
+    let protocolErrors: CoreMetrics.Counter
+    /// Wire sessions opened.
+    let sessions: CoreMetrics.Counter
+
+    private let liveSessions: CoreMetrics.Gauge
+    private let liveListens: CoreMetrics.Gauge
+    private let liveViews: CoreMetrics.Gauge
+    private let liveNamespaces: CoreMetrics.Gauge
+
+    init() {
+        let factory = PrometheusMetricsFactory(registry: registry)
+        func counter(_ name: String) -> CoreMetrics.Counter {
+            CoreMetrics.Counter(label: name, dimensions: [], factory: factory)
+        }
+        func gauge(_ name: String) -> CoreMetrics.Gauge {
+            CoreMetrics.Gauge(label: name, dimensions: [], factory: factory)
+        }
+        pushesEncoded = counter("canopy_push_frames_encoded_total")
+        pushesDelivered = counter("canopy_push_frames_delivered_total")
+        pushesConflated = counter("canopy_push_frames_conflated_total")
+        conflations = counter("canopy_conflations_total")
+        writes = counter("canopy_writes_total")
+        rejectedWrites = counter("canopy_writes_rejected_total")
+        listens = counter("canopy_listens_total")
+        reads = counter("canopy_reads_total")
+        messagesReceived = counter("canopy_wire_messages_received_total")
+        protocolErrors = counter("canopy_wire_protocol_errors_total")
+        sessions = counter("canopy_wire_sessions_total")
+        liveSessions = gauge("canopy_wire_sessions")
+        liveListens = gauge("canopy_listens")
+        liveViews = gauge("canopy_views")
+        liveNamespaces = gauge("canopy_namespaces")
+    }
+
+    /// Records the live gauges and returns every metric in the Prometheus text format.
+    func exposition(sessions: Int, listens: Int, views: Int, namespaces: Int, extra: [UInt8]) -> [UInt8] {
+        liveSessions.record(sessions)
+        liveListens.record(listens)
+        liveViews.record(views)
+        liveNamespaces.record(namespaces)
+        var buffer = extra
+        registry.emit(into: &buffer)
+        return buffer
+    }
+}

@@ -1,0 +1,38 @@
+import DataModel
+import Transport
+
+/// One listen of one connection on a shared ``View``.
+///
+/// Immutable facts plus two groups of mutable state with different owners: ``slot`` belongs to the view's lock,
+/// everything else to the connection's event loop.
+final class Subscription: @unchecked Sendable {
+    /// The listening connection.
+    let session: WireSession
+    /// The shared view.
+    let view: View
+    /// The client's tag for a query listen, `nil` for a default listen.
+    let tag: Int?
+    /// The listened location.
+    let path: Path
+    /// The connection's event loop.
+    let loop: EventLoop
+
+    /// Position in the view's subscriber list (guarded by the view's lock).
+    var slot = 0
+
+    // Owned by `loop`:
+    /// Cleared when the listen ends; pushes still in flight are then dropped.
+    var isActive = true
+    /// The view sequence the connection's copy is complete up to; older pushes are skipped.
+    var deliveredThrough: UInt64 = 0
+    /// Set while the connection is too far behind: pushes are dropped until it drains and gets the latest data.
+    var isConflated = false
+
+    init(session: WireSession, view: View, tag: Int?, path: Path, loop: EventLoop) {
+        self.session = session
+        self.view = view
+        self.tag = tag
+        self.path = path
+        self.loop = loop
+    }
+}

@@ -1,0 +1,71 @@
+import Auth
+import DataModel
+import Dispatch
+import HTTPServer
+import Logging
+import Transport
+import Wire
+
+/// Who a connection is, as the security rules will see it.
+enum ConnectionIdentity: Sendable {
+    /// No credential: rules see `auth == null`.
+    case unauthenticated
+    /// The admin credential: rules are bypassed.
+    case admin
+    /// A verified user token: rules see its claims.
+    case user(AuthIdentity)
+    /// The admin credential with an auth override (`authvar`, or `noauth` for `nil`): rules see that value.
+    case override(JSONValue?)
+}
+
+extension WireSession {
+    /// `auth` / `gauth` (wire-protocol.md §6.2): verify the credential and replace the connection's identity.
+    func authenticate(_ request: AuthRequest, request number: Int) {
+        let now = gateway.configuration.clock() / 1000
+        switch gateway.tokenVerifier.verify(request.credential, now: now) {
+        case .admin:
+            if request.noAuth {
+                changeIdentity(to: .override(nil))
+            } else if let variable = request.authVariable {
+                changeIdentity(to: .override(variable))
+            } else {
+                changeIdentity(to: .admin)
+            }
+            send(.response(requestNumber: number, status: .ok, payload: .json(.object([("auth", .null)]))))
+        case .user(let user):
+            changeIdentity(to: .user(user))
+            var info: [(key: String, value: JSONValue)] = [("auth", user.ruleVariable)]
+            if let expiresAt = user.expiresAt { info.append(("expires", .number(expiresAt))) }
+            if let acceptedUntil = user.acceptedUntil { scheduleExpiry(at: acceptedUntil, now: now) }
+            send(.response(requestNumber: number, status: .ok, payload: .json(.object(info))))
+        case .expired:
+            changeIdentity(to: .unauthenticated)
+            send(.failure(number, status: .expiredToken, message: Self.expiredMessage))
+        case .invalid(let reason):
+            changeIdentity(to: .unauthenticated)
+            gateway.logger.debug("auth rejected", metadata: ["reason": "\(reason)", "session": "\(sessionID)"])
+            send(.failure(number, status: .invalidToken, message: "Could not parse auth token."))
+        }
+    }
+
+    /// Replaces the identity; a pending expiry of the previous credential no longer applies.
+    func changeIdentity(to identity: ConnectionIdentity) {
+        self.identity = identity
+        identityGeneration += 1
+    }
+
+    /// Revokes the credential with `ac` when it expires; the SDKs then reconnect with a fresh token.
+    private func scheduleExpiry(at expiresAt: Double, now: Double) {
+        let generation = identityGeneration
+        let delay = max(0, expiresAt - now)
+        loop.queue.asyncAfter(deadline: .now() + .milliseconds(Int(min(delay, 86_400 * 365) * 1000))) {
+            [weak self] in
+            guard let self, self.identityGeneration == generation, !self.webSocket.isClosed else { return }
+            self.changeIdentity(to: .unauthenticated)
+            self.send(.authRevoked(status: .expiredToken, reason: Self.expiredMessage))
+            self.loop.flushPending()
+        }
+    }
+
+    private static let expiredMessage = "Auth token is expired."
+}

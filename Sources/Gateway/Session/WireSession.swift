@@ -1,0 +1,346 @@
+import CoreMetrics
+import DataModel
+import HTTPServer
+import Logging
+import Store
+import Transport
+import WebSocket
+import Wire
+
+/// One client connection speaking the Firebase wire protocol (wire-protocol.md), owned by its event loop.
+///
+/// It reassembles frames, parses messages and runs requests strictly in arrival order (§4.1). Listens become
+/// ``Subscription``s on shared ``View``s; writes go to the namespace's store and are acknowledged from the store's
+/// completion, which the store runs after the change was published, so a writer's own listens see its write
+/// before its `ok` (§6.8). Everything mutable here belongs to ``loop``.
+final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
+    /// The session id sent in the hello; clients send it back as `ls` when they reconnect.
+    let sessionID: String
+    let webSocket: WebSocketSession
+    let namespace: Namespace
+    let gateway: Gateway
+    let loop: EventLoop
+    private let host: String
+    private let lastSessionID: String?
+
+    private var assembler = FrameAssembler()
+    private var listens: [ListenKey: Subscription] = [:]
+    private var onDisconnect = OnDisconnectQueue()
+    /// Listens whose pushes are being skipped until the connection drains.
+    private var conflated: [Subscription] = []
+    /// Who the client is (``WireSession+Auth``).
+    var identity = ConnectionIdentity.unauthenticated
+    /// Bumped whenever the identity changes, so a pending expiry of an older credential does nothing.
+    var identityGeneration = 0
+
+    init(webSocket: WebSocketSession, namespace: Namespace, gateway: Gateway, host: String, lastSessionID: String?) {
+        self.webSocket = webSocket
+        self.namespace = namespace
+        self.gateway = gateway
+        self.loop = webSocket.loop
+        self.host = host
+        self.lastSessionID = lastSessionID
+        sessionID = SessionID.make()
+    }
+
+    var metrics: GatewayMetrics { gateway.metrics }
+
+    // MARK: - WebSocket events
+
+    func webSocketSessionDidOpen(_ session: WebSocketSession) {
+        gateway.sessions.add(self)
+        metrics.sessions.increment()
+        if let lastSessionID, let previous = gateway.sessions.session(withID: lastSessionID), previous !== self {
+            // The client reconnected while its old socket still looks open (half-open TCP): end the old session
+            // so its onDisconnect writes run now rather than at its idle timeout (§4.2).
+            previous.loop.execute { previous.webSocket.close(code: 1000, reason: "replaced by a new session") }
+        }
+        send(.handshake(Handshake(timestamp: Int(gateway.configuration.clock()), host: host, sessionID: sessionID)))
+    }
+
+    func webSocketSession(_ session: WebSocketSession, didReceive message: WebSocketMessage) {
+        guard case .text(let frame) = message else {
+            failConnection(code: 1003, reason: "the protocol uses text frames only")
+            return
+        }
+        let output: FrameAssembler.Output
+        do {
+            output = try assembler.receive(frame)
+        } catch {
+            reject(error)
+            return
+        }
+        guard case .message(let bytes) = output else { return }
+        metrics.messagesReceived.increment()
+        do {
+            handle(try ClientMessage.parse(bytes))
+        } catch {
+            reject(error)
+        }
+    }
+
+    func webSocketSessionDidDrain(_ session: WebSocketSession) {
+        guard !conflated.isEmpty else { return }
+        let behind = conflated
+        conflated.removeAll()
+        for subscription in behind where subscription.isActive { subscription.view.resendLatest(to: subscription) }
+    }
+
+    func webSocketSessionDidClose(_ session: WebSocketSession, reason: CloseReason) {
+        gateway.sessions.remove(self)
+        for subscription in listens.values { detach(subscription) }
+        listens.removeAll()
+        conflated.removeAll()
+        identityGeneration += 1
+        guard !onDisconnect.isEmpty else { return }
+        let write = onDisconnect.write
+        onDisconnect = OnDisconnectQueue()
+        let metrics = self.metrics
+        let logger = gateway.logger
+        namespace.store.write(write) { result in
+            switch result {
+            case .success: metrics.writes.increment()
+            case .failure(let error):
+                metrics.rejectedWrites.increment()
+                logger.warning("onDisconnect writes failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    // MARK: - Requests
+
+    private func handle(_ message: ClientMessage) {
+        switch message {
+        case .control(.ping):
+            send(.pong)
+        case .control:
+            break  // long-poll switch messages; nothing to do on a WebSocket
+        case .request(let request):
+            perform(request.action, request: request.number)
+        }
+    }
+
+    private func perform(_ action: ClientAction, request: Int) {
+        switch action {
+        case .stats, .appCheck, .unappCheck:
+            send(.ok(request))
+        case .auth(let auth):
+            authenticate(auth, request: request)
+        case .unauth:
+            changeIdentity(to: .unauthenticated)
+            send(.ok(request))
+        case .listen(let listen):
+            self.listen(listen, request: request)
+        case .unlisten(let unlisten):
+            if let subscription = listens.removeValue(forKey: unlisten.key) { detach(subscription) }
+            send(.ok(request))
+        case .put(let put):
+            write(.set(put.target, put.value, expectedHash: put.hash), request: request)
+        case .merge(let merge):
+            write(.update(merge.path, merge.entries.map { StoreUpdateEntry($0.target, $0.value) }), request: request)
+        case .onDisconnectPut(let put):
+            onDisconnect.remember(put.value, at: put.target)
+            send(.ok(request))
+        case .onDisconnectMerge(let merge):
+            for entry in merge.entries { onDisconnect.remember(entry.value, at: entry.target.below(merge.path)) }
+            send(.ok(request))
+        case .onDisconnectCancel(let path):
+            onDisconnect.forget(path)
+            send(.ok(request))
+        case .get(let get):
+            read(get, request: request)
+        }
+    }
+
+    private func write(_ write: StoreWrite, request: Int) {
+        namespace.store.write(write) { [self] result in
+            loop.execute { self.answerWrite(result, request: request) }
+        }
+    }
+
+    private func answerWrite(_ result: Result<WriteOutcome, StoreError>, request: Int) {
+        switch result {
+        case .success:
+            metrics.writes.increment()
+            send(.ok(request))
+        case .failure(let error):
+            metrics.rejectedWrites.increment()
+            send(.failure(request, status: error.wireStatus, message: error.wireMessage))
+        }
+    }
+
+    private func read(_ get: GetRequest, request: Int) {
+        metrics.reads.increment()
+        namespace.store.read(get.path, query: get.query) { [self] node in
+            loop.execute {
+                self.send(.response(requestNumber: request, status: .ok, payload: .data(node)), orAnswer: request)
+                self.loop.flushPending()
+            }
+        }
+    }
+
+    // MARK: - Listens
+
+    private func listen(_ listen: ListenRequest, request: Int) {
+        if let previous = listens.removeValue(forKey: listen.key) { detach(previous) }
+        let query = listen.viewQuery
+        let key = ViewKey(path: listen.path, query: query)
+        let store = namespace.store
+        let metrics = self.metrics
+        let (view, created) = namespace.registry.acquire(key) {
+            View(key: key, query: query, owner: store.shard(for: listen.path), shardCount: store.layout.count,
+                 metrics: metrics)
+        }
+        if created { view.load(from: store) }
+        let subscription = Subscription(session: self, view: view, tag: listen.tag, path: listen.path, loop: loop)
+        listens[listen.key] = subscription
+        gateway.sessions.listensChanged(by: 1)
+        metrics.listens.increment()
+        view.subscribe(subscription, request: InitialRequest(
+            subscription: subscription, requestNumber: request, hash: listen.hash))
+    }
+
+    private func detach(_ subscription: Subscription) {
+        subscription.isActive = false
+        subscription.view.unsubscribe(subscription)
+        namespace.registry.release(subscription.view)
+        gateway.sessions.listensChanged(by: -1)
+    }
+
+    /// The view's data for a new listen: the data push (skipped when the client's hash says it has it, §6.6 step 4),
+    /// then `ok`.
+    func deliverInitial(_ data: Node, sequence: UInt64, request: InitialRequest) {
+        let subscription = request.subscription
+        if subscription.isActive, request.hash == nil || request.hash != Store.hash(of: data) {
+            guard sendPush(EncodedPush(path: subscription.path, data: data), tag: subscription.tag) else {
+                listens[ListenKey(path: subscription.path, tag: subscription.tag)] = nil
+                detach(subscription)
+                send(.failure(request.requestNumber, status: .tooBig, message: ResponseStatus.tooBigMessage))
+                return
+            }
+        }
+        subscription.deliveredThrough = max(subscription.deliveredThrough, sequence)
+        send(.listenOK(request.requestNumber))
+    }
+
+    /// Hands one view push to this connection; returns whether it was sent. Over the conflation threshold the
+    /// listen stops taking pushes until the connection drains, then gets the view's latest data in one push.
+    func deliver(_ frames: PushFrames, to subscription: Subscription) -> Bool {
+        guard subscription.isActive, frames.sequence > subscription.deliveredThrough else { return false }
+        if subscription.isConflated {
+            metrics.pushesConflated.increment()
+            return false
+        }
+        if webSocket.pendingOutboundBytes > gateway.configuration.conflationThresholdBytes {
+            subscription.isConflated = true
+            conflated.append(subscription)
+            metrics.conflations.increment()
+            metrics.pushesConflated.increment()
+            return false
+        }
+        for frame in frames.frames(for: subscription.tag) { webSocket.sendFrame(frame) }
+        subscription.deliveredThrough = frames.sequence
+        return true
+    }
+
+    /// The latest data of a conflated listen, once its connection drained.
+    func deliverLatest(_ data: Node, sequence: UInt64, to subscription: Subscription) {
+        guard subscription.isActive, subscription.isConflated else { return }
+        subscription.isConflated = false
+        if sequence > subscription.deliveredThrough {
+            _ = sendPush(EncodedPush(path: subscription.path, data: data), tag: subscription.tag)
+            subscription.deliveredThrough = sequence
+        }
+    }
+
+    // MARK: - Sending
+
+    func send(_ message: ServerMessage) {
+        guard let frames = try? FrameSplitter.frames(for: message.encoded()) else { return }
+        for frame in frames { webSocket.send(.text(frame)) }
+    }
+
+    /// Sends a response that may be too large to frame; answers `too_big` instead when it is.
+    private func send(_ message: ServerMessage, orAnswer request: Int) {
+        guard let frames = try? FrameSplitter.frames(for: message.encoded()) else {
+            send(.failure(request, status: .tooBig, message: ResponseStatus.tooBigMessage))
+            return
+        }
+        for frame in frames { webSocket.send(.text(frame)) }
+    }
+
+    private func sendPush(_ push: EncodedPush, tag: Int?) -> Bool {
+        guard let frames = try? push.frames(tag: tag) else { return false }
+        for frame in frames { webSocket.send(.text(frame)) }
+        return true
+    }
+
+    // MARK: - Errors
+
+    /// A message that could not be parsed: answer its request when it has a number, ignore unknown control
+    /// types, otherwise report the error and close (the byte stream can no longer be trusted).
+    private func reject(_ error: WireError) {
+        metrics.protocolErrors.increment()
+        if let request = error.requestNumber {
+            send(.failure(request, status: .invalidRequest, message: error.description))
+            return
+        }
+        if case .unknownControlType = error { return }
+        send(.error(error.description))
+        switch error {
+        case .messageTooLarge, .tooManyFrames: failConnection(code: 1009, reason: error.description)
+        default: failConnection(code: 1002, reason: error.description)
+        }
+    }
+
+    private func failConnection(code: UInt16, reason: String) {
+        webSocket.close(code: code, reason: String(reason.utf8.prefix(120)) ?? "protocol error")
+    }
+}
+
+extension WriteTarget {
+    /// This relative target placed under `base`.
+    func below(_ base: Path) -> WriteTarget {
+        switch self {
+        case .node(let path): return .node(base.appending(path))
+        case .priority(of: let path): return .priority(of: base.appending(path))
+        }
+    }
+}
+
+extension ResponseStatus {
+    /// A request the server could not accept as sent: malformed, invalid data, an unknown action or server value.
+    static let invalidRequest = ResponseStatus(rawValue: "invalid_request")
+    /// The `d` of a `too_big` answer (the SDKs' own wording of the condition).
+    static let tooBigMessage = "The data requested exceeds the maximum size that can be accessed with a single request."
+}
+
+extension StoreError {
+    /// The wire status for a rejected write.
+    var wireStatus: ResponseStatus {
+        switch self {
+        case .stale: return .dataStale
+        case .invalidPriority, .serverValue: return .invalidRequest
+        case .persistence, .unavailable: return .unavailable
+        }
+    }
+
+    /// The `d` of the failure answer.
+    var wireMessage: String {
+        switch self {
+        case .stale: return "Transaction hash does not match"
+        default: return description
+        }
+    }
+}
+
+/// Random session ids for the hello (§3.2): 32 characters of `[A-Za-z0-9]`.
+enum SessionID {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+
+    static func make() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in alphabet[Int(generator.next(upperBound: UInt32(alphabet.count)))] }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

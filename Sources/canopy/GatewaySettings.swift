@@ -1,0 +1,51 @@
+import ArgumentParser
+import Auth
+import Gateway
+import Logging
+import Store
+
+/// Turns the operator's configuration into the gateway and its token verifier, validating them.
+enum GatewaySettings {
+    static func makeGateway(from settings: CanopyConfiguration, logger: Logger) throws -> Gateway {
+        var configuration = GatewayConfiguration()
+        configuration.dataDirectory = settings.data.directory
+        guard DataDirectory.isValidNamespace(settings.data.defaultNamespace) else {
+            throw ValidationError("data.defaultNamespace must be 1-63 of a-z A-Z 0-9 - _")
+        }
+        configuration.defaultNamespace = settings.data.defaultNamespace
+        configuration.maxNamespaces = max(1, settings.data.maxNamespaces)
+        guard let fsync = FsyncPolicy(parsing: settings.data.fsync) else {
+            throw ValidationError("data.fsync must be always, interval:MILLISECONDS or none")
+        }
+        configuration.fsyncPolicy = fsync
+        let shards = settings.data.shards > 0 ? settings.data.shards : StoreConfiguration.defaultShardCount
+        configuration.shardLayout = ShardLayout(count: shards, depth: settings.data.shardDepth)
+        configuration.conflationThresholdBytes = max(0, settings.gateway.conflationThresholdBytes)
+
+        let loopbackOnly = ["127.0.0.1", "::1", "localhost"].contains(settings.server.host)
+        let auth = AuthConfiguration(
+            hs256Secret: settings.auth.secret, publicKeysPath: settings.auth.publicKeys,
+            audience: settings.auth.audience, issuer: settings.auth.issuer, adminToken: settings.auth.adminToken,
+            listensOnLoopbackOnly: loopbackOnly, allowUnsignedTokens: settings.auth.allowUnsignedTokens,
+            clockSkewSeconds: settings.auth.clockSkewSeconds)
+        if settings.auth.allowUnsignedTokens {
+            guard loopbackOnly else {
+                throw ValidationError("--allow-unsigned-tokens is only allowed when listening on loopback")
+            }
+            logger.warning("""
+                TEST MODE: unsigned auth tokens (alg none) are accepted with whatever claims they carry; \
+                anyone who can connect can be any user. Never use this outside tests.
+                """)
+        }
+        let verifier: TokenVerifier
+        do {
+            verifier = try TokenVerifier(configuration: auth)
+        } catch {
+            throw ValidationError("auth: \(error)")
+        }
+        if loopbackOnly && settings.auth.adminToken == nil {
+            logger.info("admin credential: the emulator's `owner` token (loopback only)")
+        }
+        return Gateway(configuration: configuration, tokenVerifier: verifier, logger: logger)
+    }
+}
