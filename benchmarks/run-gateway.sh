@@ -18,8 +18,8 @@
 #   --binary PATH        Canopy binary (default: .build/release/canopy, built here unless --skip-build)
 #   --skip-build         use the existing release builds of canopy and ws-load
 #   --only LIST          comma-separated scenarios (default: fanout1k,fanout10k,half10k,rooms,stall)
-#   --threads N          ws-load worker threads (default 2)
-#   --window W           each writer's window of unacknowledged puts (default 64)
+#   --threads N          ws-load worker threads (default 1: on 2 cores the server needs the other one)
+#   --window W           each writer's window of unacknowledged puts (default 128)
 #   --stall-seconds S    how long the stalled subscriber stops reading (default 30)
 #   --quick              fewer puts and a 5 s stall: checks the harness in about a minute
 #   --out DIR            where logs and raw results go (default: a new directory under /tmp)
@@ -32,8 +32,8 @@ root=$(cd "$here/.." && pwd)
 canopy_bin="$root/.build/release/canopy"
 skip_build=0
 only="fanout1k,fanout10k,half10k,rooms,stall"
-threads=2
-window=64
+threads=1
+window=128
 stall_seconds=30
 quick=0
 out=""
@@ -62,15 +62,16 @@ mkdir -p "$out"
 results="$out/results.txt"
 : > "$results"
 
-# Workload sizes. Full runs take a few seconds each, the stall pair 2 x (stall + 10 s).
-puts_1k=5000
-puts_10k=500
-puts_rooms=20000
+# Workload sizes: 6,000,000 deliveries per throughput run (a few seconds each); the stall pair takes
+# 2 x (stall + 10 s).
+puts_1k=6000
+puts_10k=600
+puts_rooms=60000
 half_seconds=10
 stall_subscribers=100
 stall_rate=5000           # puts/s: 500,000 deliveries/s to the others, ~600 KB/s that the stalled one does not read
 if [[ $quick == 1 ]]; then
-    puts_1k=500; puts_10k=50; puts_rooms=2000; half_seconds=3; stall_seconds=5
+    puts_1k=600; puts_10k=60; puts_rooms=6000; half_seconds=3; stall_seconds=5
 fi
 stall_duration=$(awk -v s="$stall_seconds" 'BEGIN { print s + 10 }')
 client_timeout=$(awk -v s="$stall_seconds" 'BEGIN { print s + 120 }')
