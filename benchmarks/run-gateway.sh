@@ -8,6 +8,7 @@
 #   fanout1k    1 writer -> 1,000 subscribers of /bench/room0, puts within a window of unacknowledged puts
 #   fanout10k   1 writer -> 10,000 subscribers, same: the maximum deliveries/s
 #   half10k     10,000 subscribers at half of fanout10k's put rate, for the latency at a sustainable load
+#   lat500k     10,000 subscribers at 50 puts/s = 500,000 deliveries/s (issue 7's latency target)
 #   rooms       100 rooms x 100 subscribers, 1 writer cycling through the rooms within its window
 #   stall       fanout at a fixed rate with one extra subscriber that stops reading for --stall-seconds, and the
 #               same run without it (stall-base) to show what the stall costs the others
@@ -17,7 +18,7 @@
 # Options:
 #   --binary PATH        Canopy binary (default: .build/release/canopy, built here unless --skip-build)
 #   --skip-build         use the existing release builds of canopy and ws-load
-#   --only LIST          comma-separated scenarios (default: fanout1k,fanout10k,half10k,rooms,stall)
+#   --only LIST          comma-separated scenarios (default: fanout1k,fanout10k,half10k,lat500k,rooms,stall)
 #   --threads N          ws-load worker threads (default 1: on 2 cores the server needs the other one)
 #   --window W           each writer's window of unacknowledged puts (default 128)
 #   --stall-seconds S    how long the stalled subscriber stops reading (default 30)
@@ -31,7 +32,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 canopy_bin="$root/.build/release/canopy"
 skip_build=0
-only="fanout1k,fanout10k,half10k,rooms,stall"
+only="fanout1k,fanout10k,half10k,lat500k,rooms,stall"
 threads=1
 window=128
 stall_seconds=30
@@ -40,7 +41,7 @@ out=""
 canopy_extra=()
 build_lock=${BUILD_LOCK:-/tmp/canopy-swift-build.lock}
 
-usage() { sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -182,6 +183,8 @@ for scenario in "${scenarios[@]}"; do
             max_rate=$(json_field "$max_json" deliveries_per_s)
             half_rate=$(awk -v d="$max_rate" 'BEGIN { printf "%.1f", d / 10000 / 2 }')
             run_scenario half10k fanout --subscribers 10000 --rate "$half_rate" --duration "$half_seconds" ;;
+        lat500k)
+            run_scenario lat500k fanout --subscribers 10000 --rate 50 --duration "$half_seconds" ;;
         rooms)
             run_scenario rooms rooms --rooms 100 --subscribers 100 --messages "$puts_rooms" --window "$window" ;;
         stall)
@@ -213,6 +216,7 @@ label() {
         fanout1k) echo "fanout, 1 writer → 1,000 subscribers (window $window)" ;;
         fanout10k) echo "fanout, 1 writer → 10,000 subscribers (window $window)" ;;
         half10k) echo "fanout, 10,000 subscribers at half the max put rate" ;;
+        lat500k) echo "fanout, 10,000 subscribers at 50 puts/s" ;;
         rooms) echo "rooms, 100 × 100 subscribers, 1 writer (window $window)" ;;
         stall-base) echo "fanout, $stall_subscribers subscribers at $stall_rate puts/s (no stall)" ;;
         stall) echo "same, plus one subscriber not reading for ${stall_seconds} s" ;;
@@ -255,7 +259,9 @@ if [[ -n $stall_json && $stall_json != *FAIL* ]]; then
         "disconnected: $(json_field "$stall_json" stall_disconnected)," \
         "ended with the latest state: $(json_field "$stall_json" stall_latest_state)," \
         "updates it received: $(human "$(json_field "$stall_json" stall_deliveries)" int) of" \
-        "$(human "$(json_field "$stall_json" messages)" int)."
+        "$(human "$(json_field "$stall_json" messages)" int); server conflations:" \
+        "$(json_field "$stall_json" metric_canopy_conflations_total), pushes conflated:" \
+        "$(json_field "$stall_json" metric_canopy_push_frames_conflated_total)."
 fi
 if [[ $failed == 1 ]]; then
     echo

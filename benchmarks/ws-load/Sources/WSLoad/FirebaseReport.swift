@@ -128,7 +128,9 @@ struct FirebaseReport {
             name.hasSuffix("_total") && (after[name] ?? 0) != (before[name] ?? 0)
         }
         for name in changed {
-            say("  metric \(name) +\(format((after[name] ?? 0) - (before[name] ?? 0)))")
+            let delta = (after[name] ?? 0) - (before[name] ?? 0)
+            say("  metric \(name) +\(format(delta))")
+            summary.add("metric_\(name)", delta)
         }
     }
 
