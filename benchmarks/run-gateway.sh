@@ -189,9 +189,9 @@ for scenario in "${scenarios[@]}"; do
             run_scenario rooms rooms --rooms 100 --subscribers 100 --messages "$puts_rooms" --window "$window" ;;
         stall)
             run_scenario stall-base fanout --subscribers "$stall_subscribers" --rate "$stall_rate" \
-                --duration "$stall_duration"
+                --duration "$stall_duration" --timeline
             run_scenario stall fanout --subscribers "$stall_subscribers" --rate "$stall_rate" \
-                --duration "$stall_duration" --stall-seconds "$stall_seconds" --stall-after 2 ;;
+                --duration "$stall_duration" --stall-seconds "$stall_seconds" --stall-after 2 --timeline ;;
         *) echo "unknown scenario $scenario" >&2; exit 2 ;;
     esac
 done

@@ -16,6 +16,8 @@ struct FirebaseOptions: Sendable {
     var stallAfter = 1.0
     /// The server's Prometheus endpoint, read before and after the workload.
     var metricsURL: String?
+    /// Print deliveries, the slowest delivery and the deliveries slower than 10 ms for every second of the run.
+    var timeline = false
 
     /// Parses one Firebase option `flag` and its value; throws for an unknown flag.
     mutating func parse(_ flag: String, in remaining: inout ArraySlice<String>) throws {
@@ -34,6 +36,7 @@ struct FirebaseOptions: Sendable {
         case "--stall-seconds": stallSeconds = try LoadOptions.seconds(after: flag, in: &remaining)
         case "--stall-after": stallAfter = try LoadOptions.seconds(after: flag, in: &remaining)
         case "--metrics-url": metricsURL = try LoadOptions.value(after: flag, in: &remaining)
+        case "--timeline": timeline = true
         default: throw LoadOptions.UsageError(description: "unknown argument \(flag)")
         }
     }

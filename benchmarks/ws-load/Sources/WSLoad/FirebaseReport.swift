@@ -62,6 +62,11 @@ struct FirebaseReport {
         }
         if unexpected != 0 { complain("ws-load: warning: \(unexpected) pushes were not benchmark updates") }
         addLatency(to: &summary)
+        if options.firebase.timeline, var timeline = results.first?.timeline {
+            for result in results.dropFirst() { timeline.merge(result.timeline) }
+            say("timeline (counted subscribers):")
+            for line in timeline.lines { say(line) }
+        }
         addServer(to: &summary, deliveries: received)
         if plan.stalledIndex != nil, !addStall(to: &summary) { ok = false }
         return ok

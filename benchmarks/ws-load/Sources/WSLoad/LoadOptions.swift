@@ -26,7 +26,7 @@ struct LoadOptions: Sendable {
                ws-load rooms     --port N [--rooms 100] [--subscribers 100] [--writers 1] (fanout's other options)
         common: [--host 127.0.0.1] [--path P] [--threads 1] [--connect-window 256] [--timeout 120] [--stall 10] [--binary]
                 [--server-pid PID]
-        firebase: [--ns bench] [--stall-after 1] [--metrics-url http://HOST:PORT/.metrics]
+        firebase: [--ns bench] [--stall-after 1] [--metrics-url http://HOST:PORT/.metrics] [--timeline]
         --messages is the total over all senders; every connection should receive each of them once.
         --window bounds each sender's messages in flight (sent but not yet received back on its own connection).
         --path defaults to /echo for echo and idle, /broadcast for broadcast, /.ws?v=5&ns=NS for fanout and rooms.
@@ -39,6 +39,7 @@ struct LoadOptions: Sendable {
         --stall-seconds S: one extra subscriber of room 0 stops reading S seconds, --stall-after seconds into the
             run; it must stay connected and end with the room's latest value; it is left out of loss and latency.
         --metrics-url: print the deltas of the server's push-frame counters (Prometheus text) over the run.
+        --timeline: print, per second of the run, the deliveries, the slowest one and those slower than 10 ms.
         """
 
     /// A command-line error.

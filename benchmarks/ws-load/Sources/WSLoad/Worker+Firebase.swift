@@ -150,6 +150,7 @@ extension Worker {
         }
         result.received += 1
         result.lastDelivery = now
+        timeline.record(at: now, start: coordinator.startNanoseconds.load(ordering: .relaxed), latency: now &- sentAt)
         connections[index].lastWriter = value.writer
         connections[index].lastSequence = value.sequence
     }

@@ -78,6 +78,7 @@ extension Worker {
         guard let plan else { return }
         for index in writers { result.sent += connections[index].sent }
         result.histogram = latencies
+        result.timeline = timeline
         if let local = stalledLocal {
             let connection = connections[local]
             if connection.lastWriter >= 0 {

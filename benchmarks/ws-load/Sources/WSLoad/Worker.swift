@@ -31,6 +31,8 @@ struct WorkerResult {
     var stall: StallOutcome?
     /// Firebase: the reference subscriber's last value, from the worker that owns it.
     var referenceValue: BenchValue?
+    /// Firebase: deliveries per second of the run.
+    var timeline = DeliveryTimeline(seconds: 0)
 }
 
 /// One epoll loop on one thread driving a share of the connections.
@@ -85,10 +87,13 @@ final class Worker: @unchecked Sendable {
     /// Firebase modes: when the last `read` returned; every update in those bytes arrived by then (one clock read
     /// per read, not per update).
     var readTime: UInt64 = 0
+    /// Firebase modes: deliveries per second of the run (empty unless `--timeline`).
+    var timeline: DeliveryTimeline
 
     /// Creates worker `index` of `options.threads`, owning global connections `index`, `index + threads`, …
     init(index: Int, options: LoadOptions, address: ServerAddress, coordinator: Coordinator) {
         workerIndex = index
+        timeline = DeliveryTimeline(seconds: options.firebase.timeline ? Int(options.timeout) + 2 : 0)
         self.options = options
         self.address = address
         self.coordinator = coordinator
