@@ -247,7 +247,8 @@ while read -r name rest; do
     echo "| $(label "$name") | $(human "$(json_field "$json" deliveries_per_s)" rate)" \
         "| $(human "$(json_field "$json" p50_us)" us) | $(human "$(json_field "$json" p99_us)" us)" \
         "| $(human "$(json_field "$json" p999_us)" us)" \
-        "| $(human "$(json_field "$json" server_rss_end_bytes)" bytes) ($(human "$(json_field "$json" server_rss_max_bytes)" bytes))" \
+        "| $(human "$(json_field "$json" server_rss_end_bytes)" bytes)" \
+        "($(human "$(json_field "$json" server_rss_max_bytes)" bytes))" \
         "| $frames | $(human "$(json_field "$json" server_cpu_ns_per_delivery)" ns)" \
         "| $(human "$(json_field "$json" client_cpu_ns_per_delivery)" ns) |"
 done < "$results"

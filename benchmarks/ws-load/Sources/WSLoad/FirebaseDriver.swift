@@ -52,7 +52,8 @@ func observeFirebaseWorkload(options: LoadOptions, coordinator: Coordinator) -> 
             let acknowledged = coordinator.acknowledged.load(ordering: .relaxed)
             let rate = Double(delivered - deliveredAtProgress) / 5
             say("progress \(format(secondsBetween(start, now))) s: \(delivered) deliveries "
-                + "(\(format(rate / 1e6)) M/s over the last 5 s), \(acknowledged) of \(options.messages) puts acknowledged")
+                + "(\(format(rate / 1e6)) M/s over the last 5 s), "
+                + "\(acknowledged) of \(options.messages) puts acknowledged")
             deliveredAtProgress = delivered
             nextProgress += 5_000_000_000
         }

@@ -97,7 +97,9 @@ struct FirebaseReport {
             parts.append("server \(format(serverCPU)) s")
         }
         summary.add("client_cpu_s", observation.clientCPU)
-        if deliveries > 0 { summary.add("client_cpu_ns_per_delivery", observation.clientCPU * 1e9 / Double(deliveries)) }
+        if deliveries > 0 {
+            summary.add("client_cpu_ns_per_delivery", observation.clientCPU * 1e9 / Double(deliveries))
+        }
         parts.append("client \(format(observation.clientCPU)) s")
         if deliveries > 0 {
             let perDelivery = parts.count == 2
@@ -107,14 +109,17 @@ struct FirebaseReport {
             say("CPU: " + parts.joined(separator: ", ") + perDelivery)
         }
         let memory: [(String, Int?)] = [
-            ("server_rss_start_bytes", observation.residentAtStart), ("server_rss_end_bytes", observation.residentAtEnd),
-            ("server_rss_max_bytes", observation.residentMaximum), ("server_rss_peak_bytes", observation.residentPeak),
+            ("server_rss_start_bytes", observation.residentAtStart),
+            ("server_rss_end_bytes", observation.residentAtEnd),
+            ("server_rss_max_bytes", observation.residentMaximum),
+            ("server_rss_peak_bytes", observation.residentPeak),
         ]
         for case let (key, value?) in memory { summary.add(key, value) }
         if let start = observation.residentAtStart, let end = observation.residentAtEnd,
             let maximum = observation.residentMaximum
         {
-            say("server RSS: \(mebibytes(start)) at start, \(mebibytes(end)) at end, \(mebibytes(maximum)) max sampled, "
+            say("server RSS: \(mebibytes(start)) at start, \(mebibytes(end)) at end, "
+                + "\(mebibytes(maximum)) max sampled, "
                 + "\(mebibytes(observation.residentPeak ?? maximum)) peak (VmHWM)")
         }
         if let error = observation.metricsError { complain("ws-load: metrics: \(error)") }
@@ -147,7 +152,9 @@ struct FirebaseReport {
         let disconnected = stall.disconnectReason != nil
         let matchesReference = reference != nil && stall.lastValue?.writer == reference?.writer
             && stall.lastValue?.sequence == reference?.sequence
-        let matchesFinal = final.map { stall.lastValue?.writer == $0.writer && stall.lastValue?.sequence == $0.sequence }
+        let matchesFinal = final.map {
+            stall.lastValue?.writer == $0.writer && stall.lastValue?.sequence == $0.sequence
+        }
         let latest = !disconnected && matchesReference && matchesFinal != false
         summary.add("stall_seconds", options.firebase.stallSeconds)
         summary.add("stall_deliveries", stall.deliveries)
@@ -173,7 +180,9 @@ struct FirebaseReport {
             }
         }
         say(line)
-        if !latest { complain("ws-load: the stalled subscriber \(disconnected ? "was disconnected" : "missed the latest state")") }
+        if !latest {
+            complain("ws-load: the stalled subscriber \(disconnected ? "was disconnected" : "missed the latest state")")
+        }
         return latest
     }
 

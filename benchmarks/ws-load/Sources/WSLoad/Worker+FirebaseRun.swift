@@ -82,7 +82,8 @@ extension Worker {
         if let local = stalledLocal {
             let connection = connections[local]
             if connection.lastWriter >= 0 {
-                stall.lastValue = BenchValue(sequence: connection.lastSequence, sentAt: 0, writer: connection.lastWriter)
+                stall.lastValue = BenchValue(
+                    sequence: connection.lastSequence, sentAt: 0, writer: connection.lastWriter)
             }
             result.stall = stall
         }

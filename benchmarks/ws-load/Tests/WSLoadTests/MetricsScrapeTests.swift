@@ -26,7 +26,8 @@ struct MetricsScrapeTests {
     func readsBodies() throws {
         let plain = Array("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nabc".utf8)
         #expect(try MetricsScrape.body(of: plain) == Array("abc".utf8))
-        let chunked = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n0\r\n\r\n".utf8)
+        let chunked = Array(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n0\r\n\r\n".utf8)
         #expect(try MetricsScrape.body(of: chunked) == Array("abcde".utf8))
         #expect(throws: MetricsScrape.Failure.self) {
             try MetricsScrape.body(of: Array("HTTP/1.1 404 Not Found\r\n\r\n".utf8))

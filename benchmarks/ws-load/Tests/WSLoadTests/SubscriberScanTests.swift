@@ -15,14 +15,17 @@ struct SubscriberScanTests {
             bytes += [126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
         } else {
             bytes.append(127)
-            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: payload.count >> shift)) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                bytes.append(UInt8(truncatingIfNeeded: payload.count >> shift))
+            }
         }
         return bytes + payload
     }
 
     static func push(sequence: Int, pad: Int = 4) -> [UInt8] {
         let padding = String(repeating: "x", count: pad)
-        return Array(#"{"t":"d","d":{"a":"d","b":{"p":"/bench/room0","d":{"pad":"\#(padding)","seq":\#(sequence),"ts":1,"w":0}}}}"#.utf8)
+        let data = #"{"pad":"\#(padding)","seq":\#(sequence),"ts":1,"w":0}"#
+        return Array(#"{"t":"d","d":{"a":"d","b":{"p":"/bench/room0","d":\#(data)}}}}"#.utf8)
     }
 
     /// Five updates: a plain one, one split by the server into a count frame and two pieces (§2.2), one in a
