@@ -254,6 +254,8 @@ while read -r name rest; do
 done < "$results"
 
 stall_json=$(awk '$1 == "stall" { $1 = ""; print }' "$results" | tail -1)
+# stall_metric NAME: the stall run's delta of counter NAME (0 when it did not change).
+stall_metric() { local value; value=$(json_field "$stall_json" "metric_$1"); echo "${value:-0}"; }
 if [[ -n $stall_json && $stall_json != *FAIL* ]]; then
     echo
     echo "Stalled subscriber (${stall_seconds} s without reading, 4 KiB receive buffer):" \
@@ -261,8 +263,8 @@ if [[ -n $stall_json && $stall_json != *FAIL* ]]; then
         "ended with the latest state: $(json_field "$stall_json" stall_latest_state)," \
         "updates it received: $(human "$(json_field "$stall_json" stall_deliveries)" int) of" \
         "$(human "$(json_field "$stall_json" messages)" int); server conflations:" \
-        "$(json_field "$stall_json" metric_canopy_conflations_total), pushes conflated:" \
-        "$(json_field "$stall_json" metric_canopy_push_frames_conflated_total)."
+        "$(stall_metric canopy_conflations_total), pushes conflated:" \
+        "$(stall_metric canopy_push_frames_conflated_total) (0: the kernel's socket buffers absorbed the stall)."
 fi
 if [[ $failed == 1 ]]; then
     echo
