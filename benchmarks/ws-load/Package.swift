@@ -16,5 +16,12 @@ let package = Package(
                 .enableUpcomingFeature("ExistentialAny"),
                 .enableUpcomingFeature("MemberImportVisibility"),
             ]),
+        .testTarget(
+            name: "WSLoadTests",
+            dependencies: ["WSLoad"],
+            swiftSettings: [
+                .enableUpcomingFeature("ExistentialAny"),
+                .enableUpcomingFeature("MemberImportVisibility"),
+            ]),
     ]
 )

@@ -1,7 +1,8 @@
 /// One client connection's state; owned by one worker and addressed by its index in the worker's table.
 ///
 /// Fixed-size fields only on the hot path: the frame scanner keeps at most one partial header, and the byte arrays
-/// (`outbound`, `handshake`, `control`) are used only on slow paths (a short write, the upgrade, control frames).
+/// (`outbound`, `handshake`, `control`, `message`, `pieces`) are used only on slow paths (a short write, the upgrade,
+/// control frames, a message split across reads or frames).
 struct Connection {
     enum State: UInt8 {
         case unused, connecting, handshaking, open, closed
@@ -24,6 +25,11 @@ struct Connection {
     var tagAccumulator: UInt64 = 0
     /// Payload of the current control frame (ping, pong, close).
     var control: [UInt8] = []
+    /// Firebase modes: payload length of the current frame, and whether its payload is kept (data frames).
+    var frameLength = 0
+    var capturing = false
+    /// Firebase modes: a WebSocket message whose frames were split across reads (or fragmented), gathered here.
+    var message: [UInt8] = []
 
     // MARK: workload
     /// Broadcast: whether this connection sends messages, and its tag.
@@ -37,6 +43,29 @@ struct Connection {
     var messagesReceived = 0
     /// Echo: when the message in flight was sent.
     var sentAt: UInt64 = 0
+
+    // MARK: Firebase workload
+    var role = FirebasePlan.Role.none
+    /// The room a subscriber listens to, or a writer's first room.
+    var room = 0
+    /// Firebase modes: the hello has arrived (and, for subscribers, the listen's `ok`): the connection is ready.
+    var helloSeen = false
+    var ready = false
+    /// Firebase messages the server split into pieces (wire-protocol.md §2.2): pieces still to come, and the
+    /// pieces so far.
+    var piecesRemaining = 0
+    var pieces: [UInt8] = []
+    /// Subscribers: the last update's writer and sequence number seen (-1 / 0: none yet).
+    var lastWriter: Int64 = -1
+    var lastSequence: Int64 = 0
+    /// Writers: puts acknowledged (with any status) and the request number of the next put.
+    var acknowledged = 0
+    var nextRequest = 1
+    /// Writers: the writer's index (which rooms it cycles through).
+    var writerIndex = 0
+    /// The stalled subscriber: whether it is out of the epoll set (not reading), and the last time it read.
+    var paused = false
+    var lastRead: UInt64 = 0
 
     // MARK: output
     /// Bytes a short write left behind, flushed when the socket is writable again.

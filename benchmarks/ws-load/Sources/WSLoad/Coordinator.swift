@@ -21,6 +21,13 @@ final class Coordinator: Sendable {
     let finishedWorkers = Atomic<Int>(0)
     /// `monotonicNanoseconds()` when the workload started (the first message may be sent from then on).
     let startNanoseconds = Atomic<UInt64>(0)
+    /// Firebase modes: puts acknowledged (with any status) over all writers.
+    let acknowledged = Atomic<Int>(0)
+    /// Firebase modes: deliveries so far over all workers, published after each poll for the progress lines.
+    let delivered = Atomic<Int>(0)
+    /// The origin of the send times writers put into their updates: `monotonicNanoseconds()` at start-up, so
+    /// that the times stay small integers (JSON numbers are doubles; these stay far below 2^53).
+    let clockOrigin = monotonicNanoseconds()
 
     var phase: Phase {
         Phase(rawValue: phaseValue.load(ordering: .acquiring)) ?? .stopping

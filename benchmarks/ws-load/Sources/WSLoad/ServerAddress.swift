@@ -34,13 +34,18 @@ struct ServerAddress: Sendable {
 
     /// Creates a non-blocking TCP socket with `TCP_NODELAY` and starts connecting it.
     ///
-    /// Returns the descriptor; the connection completes (or fails) when the socket becomes writable.
-    func startConnect() throws -> Int32 {
+    /// Returns the descriptor; the connection completes (or fails) when the socket becomes writable. With
+    /// `receiveBufferBytes` the socket's receive buffer is fixed at that size before connecting (which also caps the
+    /// TCP window it advertises), so a client that stops reading pushes back on the server quickly.
+    func startConnect(receiveBufferBytes: Int32? = nil) throws -> Int32 {
         let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         let fd = socket(family, flags, 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errnoText())") }
         var one: Int32 = 1
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        if var size = receiveBufferBytes {
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = storage
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }

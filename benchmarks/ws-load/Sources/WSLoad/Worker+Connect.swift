@@ -32,7 +32,8 @@ extension Worker {
     private func startConnect(_ index: Int) {
         let fd: Int32
         do {
-            fd = try address.startConnect()
+            fd = try address.startConnect(
+                receiveBufferBytes: connections[index].role == .stalled ? Self.stalledReceiveBuffer : nil)
         } catch {
             noteError("\(error)")
             result.failedConnects += 1
@@ -96,8 +97,10 @@ extension Worker {
         connections[index].state = .open
         connectsInFlight -= 1
         connectsSettled += 1
-        result.opened += 1
-        coordinator.opened.add(1, ordering: .relaxed)
+        if plan == nil {
+            result.opened += 1
+            coordinator.opened.add(1, ordering: .relaxed)
+        }
         if end < response.count {
             let leftover = Array(response[end...])
             _ = leftover.withUnsafeBytes { scan(index, $0) }

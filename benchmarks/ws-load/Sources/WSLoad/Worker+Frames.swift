@@ -1,7 +1,8 @@
 import Glibc
 
 /// Server frames are scanned, not parsed: the scanner reads headers, skips payloads in bulk, and looks into a
-/// payload only for control frames and for the sender tag on sender connections.
+/// payload only for control frames, for the sender tag on sender connections, and in the Firebase modes for the
+/// messages themselves — in place when a whole message is in one read, else gathered in `Connection.message`.
 extension Worker {
     /// Scans received bytes for frames; returns false when the connection was dropped.
     func scan(_ index: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -18,6 +19,16 @@ extension Worker {
                 if connection.pointee.opcode >= 8 {
                     let bytes = UnsafeBufferPointer(start: base + position, count: take)
                     connection.pointee.control.append(contentsOf: bytes)
+                } else if connection.pointee.capturing {
+                    let bytes = UnsafeBufferPointer(start: base + position, count: take)
+                    if take == connection.pointee.payloadRemaining,
+                        connection.pointee.payloadRemaining == connection.pointee.frameLength,
+                        connection.pointee.fin, connection.pointee.message.isEmpty
+                    {
+                        guard firebaseFrame(index, bytes) else { return false }
+                    } else {
+                        connection.pointee.message.append(contentsOf: bytes)
+                    }
                 }
                 position += take
                 connection.pointee.payloadRemaining -= take
@@ -102,10 +113,13 @@ extension Worker {
                 return false
             }
             connection.pointee.control.removeAll(keepingCapacity: true)
+        } else if plan != nil {
+            connection.pointee.capturing = true
         } else if opcode != 0, connection.pointee.isSender, options.senders > 1 {
             connection.pointee.tagBytesWanted = SenderTag.length
             connection.pointee.tagAccumulator = 0
         }
+        connection.pointee.frameLength = length
         connection.pointee.payloadRemaining = length
         return length > 0 || frameEnded(index)
     }
@@ -126,7 +140,12 @@ extension Worker {
         let connection = connections + index
         switch connection.pointee.opcode {
         case 0, 1, 2:
-            if connection.pointee.fin {
+            if plan != nil {
+                connection.pointee.capturing = false
+                if connection.pointee.fin, !connection.pointee.message.isEmpty {
+                    return firebaseGatheredFrame(index)
+                }
+            } else if connection.pointee.fin {
                 connection.pointee.messagesReceived += 1
                 result.received += 1
                 messageArrived(index)

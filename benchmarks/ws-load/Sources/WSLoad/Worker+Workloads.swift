@@ -79,7 +79,7 @@ extension Worker {
             if result.received == expected {
                 result.lastDelivery = monotonicNanoseconds()
             }
-        case .idle:
+        case .idle, .fanout, .rooms:
             break
         }
     }

@@ -19,6 +19,20 @@ struct WorkerResult {
     var histogram: LatencyHistogram?
     /// The first few errors, for the human output.
     var errors: [String] = []
+    /// Firebase: puts acknowledged with `ok`, puts answered with another status, and when the last answer came.
+    var acks = 0
+    var rejectedPuts = 0
+    var lastAck: UInt64 = 0
+    /// Firebase: pushes during the workload that were not a benchmark update at the listened path.
+    var unexpectedPushes = 0
+    /// Firebase: updates that did not follow the previous one of their room (checked in rooms with one writer).
+    var outOfOrder = 0
+    /// Firebase: the stalled subscriber's story, from the worker that owns it.
+    var stall: StallOutcome?
+    /// Firebase: the reference subscriber's last value, from the worker that owns it.
+    var referenceValue: BenchValue?
+    /// Firebase: deliveries per second of the run.
+    var timeline = DeliveryTimeline(seconds: 0)
 }
 
 /// One epoll loop on one thread driving a share of the connections.
@@ -28,6 +42,8 @@ final class Worker: @unchecked Sendable {
     static let readCapacity = 256 * 1024
     static let eventCapacity = 1024
 
+    /// This worker's number; it owns global connections `workerIndex`, `workerIndex + threads`, …
+    let workerIndex: Int
     let options: LoadOptions
     let address: ServerAddress
     let coordinator: Coordinator
@@ -56,11 +72,28 @@ final class Worker: @unchecked Sendable {
     var lastProgress: UInt64 = 0
     /// Broadcast: messages this worker's connections must receive in total.
     var expected = 0
-    /// Echo: round-trip latencies.
+    /// Echo: round-trip latencies; Firebase: write-to-delivery latencies.
     var latencies: LatencyHistogram?
+    /// Firebase modes: the run's layout, and where one put's JSON is built before it is framed.
+    let plan: FirebasePlan?
+    var messageScratch: [UInt8] = []
+    /// Firebase modes: when the workload started; a writer's put `k` is due at `start + k × writeInterval` with
+    /// `--rate` (plus a per-writer offset that spreads the writers).
+    var workloadStart: UInt64 = 0
+    var writeInterval: UInt64 = 0
+    /// Firebase modes: the stalled subscriber's local index and story, when this worker owns it.
+    var stalledLocal: Int?
+    var stall = StallOutcome()
+    /// Firebase modes: when the last `read` returned; every update in those bytes arrived by then (one clock read
+    /// per read, not per update).
+    var readTime: UInt64 = 0
+    /// Firebase modes: deliveries per second of the run (empty unless `--timeline`).
+    var timeline: DeliveryTimeline
 
     /// Creates worker `index` of `options.threads`, owning global connections `index`, `index + threads`, …
     init(index: Int, options: LoadOptions, address: ServerAddress, coordinator: Coordinator) {
+        workerIndex = index
+        timeline = DeliveryTimeline(seconds: options.firebase.timeline ? Int(options.timeout) + 2 : 0)
         self.options = options
         self.address = address
         self.coordinator = coordinator
@@ -68,6 +101,8 @@ final class Worker: @unchecked Sendable {
         count = globalIndices.count
         connections = .allocate(capacity: max(count, 1))
         connections.initialize(repeating: Connection(), count: max(count, 1))
+        let plan = options.mode.isFirebase ? FirebasePlan(options: options) : nil
+        self.plan = plan
         let frameBytes = options.payload + 14
         let messagesPerSender = options.messages / options.senders + 1
         for (local, global) in globalIndices.enumerated() where options.mode == .broadcast && global < options.senders {
@@ -77,10 +112,24 @@ final class Worker: @unchecked Sendable {
                 + (global < options.messages % options.senders ? 1 : 0)
             connections[local].outbound.reserveCapacity(min(options.window, messagesPerSender) * frameBytes)
         }
+        if let plan {
+            for (local, global) in globalIndices.enumerated() {
+                let (role, room) = plan.role(of: global)
+                connections[local].role = role
+                connections[local].room = room
+                if role == .writer {
+                    connections[local].writerIndex = global
+                    connections[local].quota = plan.writerQuota[global]
+                }
+                if role == .stalled { stalledLocal = local }
+            }
+            messageScratch.reserveCapacity(256 + options.payload)
+            latencies = LatencyHistogram()
+        }
         epollFD = epoll_create1(0)
         readBuffer = .allocate(byteCount: Self.readCapacity, alignment: 16)
         events = .allocate(capacity: Self.eventCapacity)
-        sendCapacity = max(64 * 1024, 2 * frameBytes)
+        sendCapacity = max(64 * 1024, 2 * (frameBytes + 160))
         sendScratch = .allocate(byteCount: sendCapacity, alignment: 16)
         handshakeRequest = Array(("GET \(options.path) HTTP/1.1\r\nHost: \(options.host):\(options.port)\r\n"
             + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
@@ -115,6 +164,7 @@ final class Worker: @unchecked Sendable {
             case .echo: runEcho()
             case .broadcast: runBroadcast()
             case .idle: runIdle()
+            case .fanout, .rooms: runFirebase()
             }
         }
         closeAll()
@@ -150,10 +200,11 @@ final class Worker: @unchecked Sendable {
 
     /// Reads until the socket is drained and scans every byte for frames.
     private func readFrames(_ index: Int) {
-        let before = result.received
+        let before = result.received + result.acks + result.rejectedPuts
         while connections[index].state == .open {
             let count = read(connections[index].fd, readBuffer, Self.readCapacity)
             if count > 0 {
+                if plan != nil { readTime = monotonicNanoseconds() }
                 guard scan(index, UnsafeRawBufferPointer(start: readBuffer, count: count)) else { return }
                 if count < Self.readCapacity { break }
             } else if count == 0 {
@@ -166,9 +217,10 @@ final class Worker: @unchecked Sendable {
                 break
             }
         }
-        if result.received != before {
+        if result.received + result.acks + result.rejectedPuts != before {
             lastProgress = monotonicNanoseconds()
             if connections[index].isSender { topUp(index) }
+            if connections[index].role == .writer { sendPuts(index, now: lastProgress) }
         }
     }
 
@@ -243,12 +295,18 @@ final class Worker: @unchecked Sendable {
             coordinator.failed.add(1, ordering: .relaxed)
             connectsInFlight -= 1
             connectsSettled += 1
+        case .open where plan != nil && !connections[index].ready:
+            result.failedConnects += 1
+            coordinator.failed.add(1, ordering: .relaxed)
+        case .open where connections[index].role == .stalled:
+            stall.disconnectReason = reason
+            stall.disconnectedAt = monotonicNanoseconds()
         case .open:
             result.closedByServer += 1
         case .unused, .closed:
             return
         }
-        noteError(reason)
+        if connections[index].role != .stalled { noteError(reason) }
         close(connections[index].fd)
         connections[index].state = .closed
     }

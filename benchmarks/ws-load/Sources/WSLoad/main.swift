@@ -1,7 +1,8 @@
 import Glibc
 import Synchronization
 
-// ws-load: a dependency-free WebSocket load generator for Canopy's transport benchmarks (see LoadOptions.usage).
+// ws-load: a dependency-free WebSocket load generator for Canopy's transport and Firebase fan-out benchmarks (see
+// LoadOptions.usage).
 // Human-readable lines go to stdout as the run progresses; the last line is one JSON object for scripts.
 
 signal(SIGPIPE, SIG_IGN)
@@ -37,11 +38,16 @@ say("ws-load \(options.mode.rawValue): \(options.connections) connections to \(o
 
 let connectStart = monotonicNanoseconds()
 let threads = workers.map { worker in startThread { worker.run() } }
+let connectDeadline = connectStart + UInt64(options.timeout * 1e9)
 while coordinator.opened.load(ordering: .relaxed) + coordinator.failed.load(ordering: .relaxed) < options.connections {
+    if monotonicNanoseconds() > connectDeadline {
+        complain("ws-load: connections not ready after \(format(options.timeout)) s")
+        break
+    }
     sleepSeconds(0.001)
 }
 let connectSeconds = secondsBetween(connectStart, monotonicNanoseconds())
-let failedConnects = coordinator.failed.load(ordering: .relaxed)
+let failedConnects = options.connections - coordinator.opened.load(ordering: .relaxed)
 
 var summary = JSONLine()
 summary.add("mode", options.mode.rawValue)
@@ -57,6 +63,8 @@ var clientCPUAtStart = 0.0
 /// CPU seconds the server and this client spent on the workload (not on connecting).
 var serverCPU: Double?
 var clientCPU: Double?
+/// Fanout and rooms: what the main thread saw of the workload.
+var firebaseObservation: FirebaseObservation?
 
 /// Reads both processes' CPU time at the end of the workload.
 @MainActor
@@ -94,6 +102,9 @@ if !ok {
         sleepSeconds(options.hold)
         coordinator.stop()
         summary.add("hold_s", options.hold)
+    case .fanout, .rooms:
+        firebaseObservation = observeFirebaseWorkload(options: options, coordinator: coordinator)
+        coordinator.stop()
     }
 }
 for thread in threads {
@@ -160,6 +171,15 @@ if ok {
         }
     case .idle:
         say("idle: held \(options.connections) connections for \(format(options.hold)) s")
+    case .fanout, .rooms:
+        if let observation = firebaseObservation, let plan = workers.first?.plan {
+            let report = FirebaseReport(
+                options: options, plan: plan, results: results,
+                start: coordinator.startNanoseconds.load(ordering: .relaxed), observation: observation)
+            if !report.add(to: &summary) { ok = false }
+        } else {
+            ok = false
+        }
     }
 }
 summary.add("ok", ok)
