@@ -59,6 +59,13 @@ public final class WebSocketSession: @unchecked Sendable {
         owner?.sendPlaintext(frame)
     }
 
+    /// Writes queued output to the socket now instead of at the end of the loop's pass (for a caller that must
+    /// know how much the peer has really not taken yet).
+    public func flushNow() {
+        loop.assertInLoop()
+        owner?.connection.flushNow()
+    }
+
     /// Encodes `message` once as an unmasked, uncompressed server frame to share across sessions.
     /// Uncompressed frames are valid on every session, with or without permessage-deflate.
     public static func encodeSharedFrame(_ message: WebSocketMessage) -> ByteChunk {

@@ -2,6 +2,7 @@ import CoreMetrics
 import DataModel
 import HTTPServer
 import Logging
+import Primitives
 import Store
 import Transport
 import WebSocket
@@ -255,23 +256,30 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
         send(.listenOK(request.requestNumber))
     }
 
-    /// Hands one view push to this connection; returns whether it was sent. Over the conflation threshold the
-    /// listen stops taking pushes until the connection drains, then gets the view's latest data in one push.
-    func deliver(_ frames: PushFrames, to subscription: Subscription) -> Bool {
-        guard subscription.isActive, frames.sequence > subscription.deliveredThrough else { return false }
+    /// Hands one view push (`frames`, already picked for the listen's tag, of view sequence `sequence`) to this
+    /// connection; returns whether it was sent. Over the conflation threshold the listen stops taking pushes until
+    /// the connection catches up, then gets the view's latest data in one push.
+    func deliver(_ frames: [ByteChunk], sequence: UInt64, to subscription: Subscription) -> Bool {
+        guard subscription.isActive, sequence > subscription.deliveredThrough else { return false }
         if subscription.isConflated {
             metrics.pushesConflated.increment()
             return false
         }
-        if webSocket.pendingOutboundBytes > gateway.configuration.conflationThresholdBytes {
-            subscription.isConflated = true
-            conflated.append(subscription)
-            metrics.conflations.increment()
-            metrics.pushesConflated.increment()
-            return false
+        let threshold = gateway.configuration.conflationThresholdBytes
+        if webSocket.pendingOutboundBytes > threshold {
+            // Output is flushed at the end of the loop's pass, so a burst of pushes can pile up here even for a
+            // reader that keeps up: see what the socket takes before deciding the peer is behind.
+            webSocket.flushNow()
+            if webSocket.pendingOutboundBytes > threshold {
+                subscription.isConflated = true
+                conflated.append(subscription)
+                metrics.conflations.increment()
+                metrics.pushesConflated.increment()
+                return false
+            }
         }
-        for frame in frames.frames(for: subscription.tag) { webSocket.sendFrame(frame) }
-        subscription.deliveredThrough = frames.sequence
+        for frame in frames { webSocket.sendFrame(frame) }
+        subscription.deliveredThrough = sequence
         return true
     }
 

@@ -89,8 +89,15 @@ final class View: @unchecked Sendable {
             let metrics = self.metrics
             loop.execute {
                 var delivered = 0
-                for subscription in subscriptions where subscription.session.deliver(frames, to: subscription) {
-                    delivered += 1
+                var tag = subscriptions.first?.tag
+                var tagFrames = frames.frames(for: tag)
+                let sequence = frames.sequence
+                for subscription in subscriptions {
+                    if subscription.tag != tag {
+                        tag = subscription.tag
+                        tagFrames = frames.frames(for: tag)
+                    }
+                    if subscription.session.deliver(tagFrames, sequence: sequence, to: subscription) { delivered += 1 }
                 }
                 // No flush here: the loop flushes at the end of its pass, so pushes of writes that queued up
                 // behind each other leave in one `writev` per connection.
