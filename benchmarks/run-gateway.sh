@@ -264,7 +264,8 @@ if [[ -n $stall_json && $stall_json != *FAIL* ]]; then
         "updates it received: $(human "$(json_field "$stall_json" stall_deliveries)" int) of" \
         "$(human "$(json_field "$stall_json" messages)" int); server conflations:" \
         "$(stall_metric canopy_conflations_total), pushes conflated:" \
-        "$(stall_metric canopy_push_frames_conflated_total) (0: the kernel's socket buffers absorbed the stall)."
+        "$(stall_metric canopy_push_frames_conflated_total)$(
+            [[ $(stall_metric canopy_conflations_total) == 0 ]] && echo " (the kernel's socket buffers absorbed the stall)")."
 fi
 if [[ $failed == 1 ]]; then
     echo
