@@ -56,6 +56,11 @@ public final class Gateway: Router {
         }
     }
 
+    /// Opens the default namespace now, so the first client does not wait on an event loop while it loads.
+    public func openDefaultNamespace() throws {
+        if case .failure(let problem) = namespace(named: configuration.defaultNamespace) { throw problem }
+    }
+
     /// The namespace called `name`, opened (and loaded from disk) on first use.
     func namespace(named name: String) -> Result<Namespace, NamespaceProblem> {
         guard DataDirectory.isValidNamespace(name) else { return .failure(.invalidName(name)) }
@@ -116,10 +121,18 @@ public final class Gateway: Router {
 }
 
 /// Why a connection's namespace is not available.
-enum NamespaceProblem: Error {
+enum NamespaceProblem: Error, CustomStringConvertible {
     case invalidName(String)
     case tooMany(Int)
     case storeFailed(String, JournalError)
+
+    var description: String {
+        switch self {
+        case .invalidName(let name): return "invalid namespace \"\(name.prefix(80))\""
+        case .tooMany(let limit): return "too many namespaces open (limit \(limit))"
+        case .storeFailed(let name, let error): return "namespace \(name) is unavailable: \(error)"
+        }
+    }
 
     var response: HTTPResponse {
         switch self {

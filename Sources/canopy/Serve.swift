@@ -70,6 +70,11 @@ struct Serve: ParsableCommand {
         logger.info("process.open_file_limit", metadata: ["limit": "\(openFiles)"])
 
         let gateway = try GatewaySettings.makeGateway(from: settings, logger: logger)
+        do {
+            try gateway.openDefaultNamespace()
+        } catch {
+            throw ConfigurationError(description: "\(error)")
+        }
         let server = HTTPServer(configuration: try ServerSettings.make(from: settings), router: gateway, logger: logger)
         gateway.reportTransportMetrics(of: server)
         let addresses = try server.start()
