@@ -23,6 +23,9 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
     let loop: EventLoop
     private let host: String
     private let lastSessionID: String?
+    /// Copied from the configuration: read once per push delivery.
+    private let conflationThresholdBytes: Int
+    let metrics: GatewayMetrics
 
     private var assembler = FrameAssembler()
     /// Writes of the current read pass not yet submitted, and their request numbers.
@@ -44,10 +47,10 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
         self.loop = webSocket.loop
         self.host = host
         self.lastSessionID = lastSessionID
+        conflationThresholdBytes = gateway.configuration.conflationThresholdBytes
+        metrics = gateway.metrics
         sessionID = SessionID.make()
     }
-
-    var metrics: GatewayMetrics { gateway.metrics }
 
     // MARK: - WebSocket events
 
@@ -265,7 +268,7 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
             metrics.pushesConflated.increment()
             return false
         }
-        let threshold = gateway.configuration.conflationThresholdBytes
+        let threshold = conflationThresholdBytes
         if webSocket.pendingOutboundBytes > threshold {
             // Output is flushed at the end of the loop's pass, so a burst of pushes can pile up here even for a
             // reader that keeps up: see what the socket takes before deciding the peer is behind.
