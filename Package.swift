@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(
             name: "AuthTests",
             dependencies: ["Auth", "DataModel", "TestSupport", .product(name: "JWTKit", package: "jwt-kit")]),
-        .testTarget(name: "RulesTests", dependencies: ["Rules", "DataModel", "TestSupport"]),
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "DataModel", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "ServerIntegrationTests",
             dependencies: ["HTTPServer", "Transport", "TLS", "HTTP1", "WebSocket", "WebSocketDeflate", "TestSupport"]),

@@ -308,8 +308,8 @@ struct RuleTreeBuilder {
             } else if entry == ".key" || entry == ".priority" {
                 warning(at: offset, path, "\"\(entry)\" needs no index: keys and priorities are always indexed; ignored")
                 continue
-            } else if let keyPath = EvaluationContext.parsePath(entry), !keyPath.isEmpty {
-                keys.append(keyPath.map(\.string).joined(separator: "/"))
+            } else if let keyPath = try? Path(entry), !keyPath.isRoot {
+                keys.append(keyPath.keys.map(\.string).joined(separator: "/"))
             } else {
                 error(at: offset, path, "\"\(entry)\" is not a valid .indexOn entry (a child path or \".value\")")
                 continue

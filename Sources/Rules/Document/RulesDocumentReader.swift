@@ -103,6 +103,7 @@ struct RulesDocumentReader {
             }
             let keyOffset = index
             let key = try readString().text
+            keyPath.append(key)
             if let first = seen[Array(key.utf8)] {
                 throw SyntaxError(
                     offset: keyOffset, message: "duplicate key \"\(key)\"; a rules file may name each key once per object",
@@ -115,7 +116,6 @@ struct RulesDocumentReader {
             }
             index += 1
             try skipSpace()
-            keyPath.append(key)
             let value = try readValue(nesting: nesting)
             keyPath.removeLast()
             members.append(RulesDocumentValue.Member(key: key, keyOffset: keyOffset, value: value))

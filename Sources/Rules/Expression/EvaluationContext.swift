@@ -244,7 +244,7 @@ struct EvaluationContext {
     }
 
     /// The keys of a path argument: literal ones as compiled, computed ones split at `/` (empty segments, so
-    /// leading and trailing slashes, are ignored) and validated.
+    /// leading and trailing slashes, are ignored).
     private func keys(_ argument: CompiledExpression.PathArgument, method: String, source: SourceRange)
         throws(EvaluationError) -> ArraySlice<Key>
     {
@@ -256,18 +256,18 @@ struct EvaluationContext {
             guard case .string(let text) = value else {
                 throw EvaluationError(.argumentNotAString(method: method, found: value.typeName), source)
             }
-            guard let keys = Self.parsePath(text) else { throw EvaluationError(.invalidPath(text), source) }
-            return keys[...]
+            return Self.pathKeys(text)[...]
         }
     }
 
-    /// Splits a rules path into validated keys, or nil when a segment is not a valid key.
-    static func parsePath(_ text: String) -> [Key]? {
-        var keys: [Key] = []
-        for segment in text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
-            guard let key = try? Key(String(decoding: segment, as: UTF8.self)) else { return nil }
-            keys.append(key)
+    /// Splits a rules path at `/` into keys, dropping empty segments.
+    ///
+    /// A segment that is not a valid key (`bob@example.com` has a `.`) is kept as it is: no stored key can equal
+    /// it, so the location simply does not exist — Firebase evaluates `root.child('banned/' + auth.uid)` with such a
+    /// uid without error (security-rules.md §14 live facts), and `parent()` still walks back through it.
+    static func pathKeys(_ text: String) -> [Key] {
+        text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map {
+            Key(trusted: String(decoding: $0, as: UTF8.self))
         }
-        return keys
     }
 }

@@ -9,8 +9,6 @@ struct EvaluationError: Error, Sendable {
         case argumentNotAString(method: String, found: String)
         /// A snapshot method on something that is not a snapshot.
         case notASnapshot(method: String, found: String)
-        /// A path argument containing a character keys may not have.
-        case invalidPath(String)
         /// `parent()` of the root.
         case parentOfRoot
         /// A property read on a value that has none.
@@ -46,7 +44,6 @@ struct EvaluationError: Error, Sendable {
         case .notAString(let member, let found): return "\(member) needs a string, found \(found)"
         case .argumentNotAString(let method, let found): return "the argument of \(method)() must be a string, found \(found)"
         case .notASnapshot(let method, let found): return "\(method)() needs a snapshot, found \(found)"
-        case .invalidPath(let path): return "'\(path)' is not a valid path (keys may not contain . # $ [ ] or control characters)"
         case .parentOfRoot: return "parent() of the root"
         case .noProperty(let name, let found): return "cannot read property '\(name)' of \(found)"
         case .invalidIndex(let found): return "cannot index with \(found)"

@@ -26,7 +26,7 @@ extension ExpressionChecker {
         switch receiver.type {
         case .snapshot:
             return try snapshotCall(receiver.expression, name, arguments, syntax, source)
-        case .string, .unknown, .authValue:
+        case .string, .unknown, .authValue, .mixed:
             guard Self.stringMethods.contains(name) else {
                 if name == "length" {
                     throw ExpressionError(callee.range, "length is a property of strings, not a method: write .length")
@@ -92,11 +92,7 @@ extension ExpressionChecker {
         -> CompiledExpression.PathArgument
     {
         if case .literal(.string(let text)) = syntax.kind {
-            guard let keys = EvaluationContext.parsePath(text) else {
-                throw ExpressionError(
-                    syntax.range, "'\(text)' is not a valid path: keys may not contain . # $ [ ] or control characters")
-            }
-            return .keys(keys)
+            return .keys(EvaluationContext.pathKeys(text))
         }
         let typed = try check(syntax)
         guard typed.type.mayBeString else {

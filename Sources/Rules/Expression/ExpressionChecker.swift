@@ -11,13 +11,16 @@ import DataModel
 /// accepted with a warning — or rejected, as targaryen does, when ``RulesOptions/strictBooleanOperands`` is set.
 struct ExpressionChecker {
     /// What the checker knows about a value's type before evaluation.
-    enum StaticType: Equatable {
+    enum StaticType: Hashable {
         case boolean, number, string, null, snapshot, query, regex, array
         /// A value read from data (`val()`, `getPriority()`) or a query bound: a primitive, null, or (for `val()`)
         /// the opaque object value.
         case unknown
         /// `auth` or something inside it: an object, array, primitive or null.
         case authValue
+        /// The result of `?:` with branches of different plain types, at least one known not to be boolean: usable
+        /// as a value, never as a boolean.
+        case mixed
 
         var name: String {
             switch self {
@@ -31,11 +34,12 @@ struct ExpressionChecker {
             case .array: return "an array"
             case .unknown: return "a value known only at run time"
             case .authValue: return "an auth value"
+            case .mixed: return "a value of mixed type"
             }
         }
 
         /// Types that may be used where a string is required (checked again at run time).
-        var mayBeString: Bool { self == .string || self == .unknown || self == .authValue }
+        var mayBeString: Bool { self == .string || self == .unknown || self == .authValue || self == .mixed }
         /// Types that are not plain values: they can only be receivers or arguments.
         var isStructural: Bool { self == .snapshot || self == .query || self == .regex || self == .array }
     }
@@ -153,7 +157,8 @@ struct ExpressionChecker {
                     syntax.range,
                     "the branches of '?:' must both be plain values or both snapshots, found \(thenTyped.type.name) and \(otherwiseTyped.type.name)")
             } else {
-                type = .unknown
+                let plain: Set<StaticType> = [.number, .string, .null, .mixed]
+                type = plain.contains(thenTyped.type) || plain.contains(otherwiseTyped.type) ? .mixed : .unknown
             }
             return Typed(
                 expression: .conditional(conditionTyped.expression, thenTyped.expression, otherwiseTyped.expression, source: source),
@@ -220,7 +225,7 @@ struct ExpressionChecker {
             }
             throw ExpressionError(
                 syntax.range, "snapshots have no property '\(name)' (to read a child use child('\(name)'))")
-        case .string, .unknown:
+        case .string, .unknown, .mixed:
             if name == "length" {
                 return Typed(expression: .length(receiver.expression, source: source), type: .number)
             }

@@ -16,7 +16,7 @@ struct ExpressionParser {
         var lexer = ExpressionLexer(bytes)
         let first = try lexer.next(regexAllowed: true)
         var parser = ExpressionParser(lexer: lexer, current: first, maxDepth: maxDepth)
-        if case .end = first.kind { throw ExpressionError(0..<0, "empty expression") }
+        if case .end = first.kind { throw ExpressionError(first.range, "empty expression") }
         let syntax = try parser.parseConditional()
         switch parser.current.kind {
         case .end:
@@ -74,10 +74,10 @@ struct ExpressionParser {
     // MARK: - Operators
 
     private mutating func parseConditional() throws(ExpressionError) -> ExpressionSyntax {
-        try enter(current.range)
-        defer { depth -= 1 }
         let condition = try parseBinary(minimumPrecedence: 1)
         guard current.isSymbol(.question) else { return condition }
+        try enter(current.range)
+        defer { depth -= 1 }
         try advance()
         let then = try parseConditional()
         try expect(.colon, "in a conditional expression")

@@ -39,8 +39,8 @@ struct RuleQuery: Sendable {
             orderByKey = false
             orderByChild = .string(path.keys.map(\.string).joined(separator: "/"))
         }
-        if let start = params.start { startAt = Self.value(start.value) }
-        if let end = params.end { endAt = Self.value(end.value) }
+        if let start = params.start { startAt = Self.value(start, index: params.index) }
+        if let end = params.end { endAt = Self.value(end, index: params.index) }
         if let start = params.start, let end = params.end, start.inclusive, end.inclusive, start.value == end.value,
             start.name == end.name || Self.isSentinelPair(start.name, end.name)
         {
@@ -62,8 +62,13 @@ struct RuleQuery: Sendable {
         return false
     }
 
-    private static func value(_ sortValue: SortValue) -> RuleValue {
-        switch sortValue {
+    /// A bound's value; under key order the bound is a key, carried as the bound's name.
+    private static func value(_ bound: QueryBound, index: QueryIndex) -> RuleValue {
+        if case .key = index {
+            if case .key(let key) = bound.name { return .string(key.string) }
+            return .null
+        }
+        switch bound.value {
         case .null, .object: return .null
         case .bool(let flag): return .bool(flag)
         case .number(let number): return .number(number)

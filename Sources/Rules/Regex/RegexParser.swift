@@ -47,7 +47,8 @@ struct RegexParser {
             anchoredEnd = true
             parser.end -= 1
         }
-        let syntax = try parser.parseAlternation()
+        // `/^$/` and friends: nothing between the anchors matches the empty string.
+        let syntax = parser.index == parser.end ? .sequence([]) : try parser.parseAlternation()
         if parser.index < parser.end {
             throw parser.failure("unmatched ')'")
         }
@@ -109,10 +110,16 @@ struct RegexParser {
         var parts: [RegexSyntax] = []
         while let scalar = current, scalar != "|", scalar != ")" {
             var atom = try parseAtom()
-            while let (minimum, maximum) = try parseQuantifier() {
-                if case .repetition = atom {
-                    throw failure("a quantifier may not follow another quantifier (lazy quantifiers are not supported)")
+            var quantified = false
+            while true {
+                let quantifierStart = index
+                guard let (minimum, maximum) = try parseQuantifier() else { break }
+                if quantified {
+                    throw failure(
+                        "a quantifier may not follow another quantifier (lazy quantifiers are not supported)",
+                        at: quantifierStart)
                 }
+                quantified = true
                 atom = .repetition(atom, minimum: minimum, maximum: maximum)
             }
             parts.append(atom)
