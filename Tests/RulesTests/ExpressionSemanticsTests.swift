@@ -241,6 +241,16 @@ struct ExpressionSemanticsTests {
         Case("root.child($w).exists()", .true, data: #"{"w":1,"x":{"w":2}}"#, wildcards: [("$a", "x"), ("$w", "w")]),
         Case("data.parent().parent().child('w').val() == 1", .true, data: #"{"w":1,"x":{"w":2}}"#, wildcards: [("$a", "x"), ("$w", "w")]),
         Case("data.val() == 2 && $a + '/' + $w == 'x/w'", .true, data: #"{"w":1,"x":{"w":2}}"#, wildcards: [("$a", "x"), ("$w", "w")]),
+        // Paths built from a literal and more operands (compiled as templates) equal the concatenated string.
+        Case("root.child('x/' + $w).val() == 2 && root.child($a + '/' + $w).val() == 2", .true, data: #"{"w":1,"x":{"w":2}}"#, wildcards: [("$a", "x"), ("$w", "w")]),
+        Case("root.child('p' + $w + 'q').val() == 3 && root.hasChild('/p' + $w + 'q/')", .true, data: #"{"pwq":3}"#, wildcards: [("$w", "w")]),
+        Case("root.child('//a//' + 'b/' + '/c').val() == 4", .true, data: #"{"a":{"b":{"c":4}}}"#),
+        Case("root.child('a/' + root.child('s').val()).val() == 4", .true, data: #"{"s":"b/c","a":{"b":{"c":4}}}"#),
+        Case("root.child('n' + 1 + 2).val() == 5 && root.child('m/' + 5).val() == 6", .true, data: #"{"n12":5,"m":{"5":6}}"#),
+        Case("root.hasChildren(['a/' + $w, 'a'])", .true, data: #"{"a":{"w":1}}"#, wildcards: [("$w", "w")]),
+        Case("root.child('a/' + true).exists()", .error),
+        Case("root.child('a/' + auth.uid).exists()", .error),
+        Case("root.child('a/' + root).exists()", .invalid),
         // Wildcard captures are strings.
         Case("$k === 5", .false, wildcards: [("$k", "5")]),
         Case("$k === '5'", .true, wildcards: [("$k", "5")]),

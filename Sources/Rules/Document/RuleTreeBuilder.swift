@@ -166,17 +166,17 @@ struct RuleTreeBuilder {
                     "this .\(kind) rule cannot restrict anything: \(open) already grants .\(kind) to everyone, and deeper rules cannot revoke a grant")
             }
         }
-        let writeOpenHere = openWrite ?? (write.map(Self.isAlwaysTrue) == true ? write?.rulePath : nil)
-        let readOpenHere = openRead ?? (read.map(Self.isAlwaysTrue) == true ? read?.rulePath : nil)
+        let writeOpenHere = openWrite ?? (write?.isAlwaysTrue == true ? write?.rulePath : nil)
+        let readOpenHere = openRead ?? (read?.isAlwaysTrue == true ? read?.rulePath : nil)
         if depth == 0 {
-            if let read, Self.isAlwaysTrue(read) {
+            if let read, read.isAlwaysTrue {
                 warning(at: read.position, read.rulePath, "everyone, signed in or not, may read the whole database")
             }
-            if let write, Self.isAlwaysTrue(write) {
+            if let write, write.isAlwaysTrue {
                 warning(at: write.position, write.rulePath, "everyone, signed in or not, may write the whole database")
             }
         }
-        if let validate, let open = writeOpenHere, !Self.isAlwaysFalse(validate) {
+        if let validate, let open = writeOpenHere, !validate.isAlwaysFalse {
             warning(
                 at: validate.position, validate.rulePath,
                 ".validate does not run on deletes, and \(open) grants .write to everyone: anyone can delete this data")
@@ -224,22 +224,6 @@ struct RuleTreeBuilder {
         return RuleNode(
             location: here, read: read, write: write, validate: validate, indexOn: indexOn,
             literalChildren: literalChildren, wildcard: wildcardNode, wildcardName: wildcardNode == nil ? nil : wildcard?.key)
-    }
-
-    private static func isAlwaysTrue(_ rule: CompiledRule) -> Bool {
-        switch rule.body {
-        case .constant(let flag): return flag
-        case .expression(.constant(.bool(let flag))): return flag
-        default: return false
-        }
-    }
-
-    private static func isAlwaysFalse(_ rule: CompiledRule) -> Bool {
-        switch rule.body {
-        case .constant(let flag): return !flag
-        case .expression(.constant(.bool(let flag))): return !flag
-        default: return false
-        }
     }
 
     // MARK: - Rules

@@ -38,6 +38,22 @@ final class CompiledRule: Sendable {
         self.body = body
     }
 
+    /// Whether the rule is the constant `false` (JSON `false` or the expression `false`).
+    var isAlwaysFalse: Bool {
+        switch body {
+        case .constant(false), .expression(.constant(.bool(false))): return true
+        default: return false
+        }
+    }
+
+    /// Whether the rule is the constant `true`.
+    var isAlwaysTrue: Bool {
+        switch body {
+        case .constant(true), .expression(.constant(.bool(true))): return true
+        default: return false
+        }
+    }
+
     /// Evaluates the rule and counts the outcome.
     func evaluate(_ context: EvaluationContext) -> Outcome {
         let outcome: Outcome

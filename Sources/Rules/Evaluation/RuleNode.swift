@@ -17,6 +17,11 @@ final class RuleNode: Sendable {
     let wildcard: RuleNode?
     /// The wildcard's name including `$`.
     let wildcardName: String?
+    /// Whether this node or any below it has a `.validate` rule; writes skip subtrees without any.
+    let hasValidation: Bool
+    /// Whether the wildcard's `.validate` is literally `false` (the `"$other": {".validate": false}` idiom), so any
+    /// key not named literally fails without evaluating anything per key.
+    let wildcardAlwaysFails: Bool
 
     init(
         location: String, read: CompiledRule?, write: CompiledRule?, validate: CompiledRule?, indexOn: [String],
@@ -31,12 +36,25 @@ final class RuleNode: Sendable {
         self.literalChildren = Dictionary(literalChildren, uniquingKeysWith: { first, _ in first })
         self.wildcard = wildcard
         self.wildcardName = wildcardName
+        hasValidation =
+            validate != nil || wildcard?.hasValidation == true || literalChildren.contains { $0.node.hasValidation }
+        wildcardAlwaysFails = wildcard?.validate?.isAlwaysFalse == true
     }
 
     /// The rule node for child `key`: the literal child if there is one — with no fallback to the wildcard
     /// (§2 step 3) — else the wildcard, else nil.
     func child(_ key: Key) -> RuleNode? {
-        literalChildren[key] ?? wildcard
+        literalChild(key) ?? wildcard
+    }
+
+    /// The child named literally `key`. Short lists are scanned (comparing a few keys' bytes is cheaper than
+    /// hashing one), long ones looked up.
+    func literalChild(_ key: Key) -> RuleNode? {
+        if literalChildList.count <= 8 {
+            for entry in literalChildList where entry.key == key { return entry.node }
+            return nil
+        }
+        return literalChildren[key]
     }
 
     /// Whether there are rule nodes below this one.

@@ -12,23 +12,18 @@ extension RuleSet {
     ///   - query: the query of a listen or REST read, `nil` for a plain read.
     ///   - context: auth, current data and time.
     public func authorizeRead(at path: Path, query: QueryParams?, context: RulesContext) -> RulesDecision {
-        var evaluation = makeEvaluation(context, newRoot: context.root, query: query.map(RuleQuery.init) ?? .plain, path: path.keys)
+        var evaluation = makeEvaluation(context, newRoot: nil, query: query.map(RuleQuery.init) ?? .plain, path: path.keys)
         var trace: [RuleEvaluation] = []
-        var node: RuleNode? = root
-        var depth = 0
-        while let current = node {
-            if let rule = current.read {
-                evaluation.depth = depth
-                evaluation.newData = evaluation.data
+        var node = root
+        while true {
+            if let rule = node.read {
                 let outcome = rule.evaluate(evaluation)
-                if context.explain { trace.append(rule.traceEntry(outcome, location: path.keys[0..<depth])) }
+                if context.explain { trace.append(rule.traceEntry(outcome, location: path.keys[0..<evaluation.depth])) }
                 if case .true = outcome { return RulesDecision(allowed: true, trace: trace) }
             }
-            guard depth < path.keys.count else { break }
-            let key = path.keys[depth]
-            node = current.child(key)
-            if node != nil { evaluation.data = evaluation.data.child(key) }
-            depth += 1
+            guard evaluation.depth < path.keys.count, let next = node.child(path.keys[evaluation.depth]) else { break }
+            node = next
+            evaluation.descend()
         }
         return RulesDecision(allowed: false, trace: trace)
     }
@@ -46,7 +41,7 @@ extension RuleSet {
     ///   - newRoot: the whole tree as it will be after the write, server values already resolved with
     ///     `context.now` (the caller computes it anyway to apply the write).
     public func authorizeWrite(at path: Path, context: RulesContext, newRoot: Node) -> RulesDecision {
-        authorize(base: path.keys, entries: [[]], context: context, newRoot: newRoot)
+        authorize(base: path.keys, entries: Self.wholeLocation, context: context, newRoot: newRoot)
     }
 
     /// Whether a multi-location update is allowed (§3.6): every entry is judged as a set at `path` + entry, all
@@ -65,22 +60,28 @@ extension RuleSet {
         return authorize(base: path.keys, entries: changedPaths.map(\.keys), context: context, newRoot: newRoot)
     }
 
-    func makeEvaluation(_ context: RulesContext, newRoot: Node, query: RuleQuery, path: [Key]) -> EvaluationContext {
+    /// The one entry of a set: the location itself.
+    private static let wholeLocation: [[Key]] = [[]]
+
+    func makeEvaluation(_ context: RulesContext, newRoot: Node?, query: RuleQuery, path: [Key]) -> EvaluationContext {
         EvaluationContext(
             auth: context.auth.map(RuleValue.init) ?? .null, now: context.now, oldRoot: context.root, newRoot: newRoot,
-            query: query, path: path, depth: 0, data: context.root, newData: newRoot,
-            regexStepLimit: options.limits.maxRegexSteps)
+            query: query, path: path, regexStepLimit: options.limits.maxRegexSteps)
     }
 
     private func authorize(base: [Key], entries: [[Key]], context: RulesContext, newRoot: Node) -> RulesDecision {
         var walker = WriteWalker(
-            evaluation: makeEvaluation(context, newRoot: newRoot, query: .plain, path: []), explain: context.explain)
+            evaluation: makeEvaluation(context, newRoot: newRoot, query: .plain, path: base), explain: context.explain)
         let allowed = walker.authorize(root: root, base: base, entries: entries)
         return RulesDecision(allowed: allowed, trace: walker.trace)
     }
 }
 
 /// Walks the rules tree alongside the old and new data for one write (§3.5, §3.6).
+///
+/// `evaluation.path` holds the keys of the location being judged (base plus entry, then deeper keys while
+/// validating a subtree) and `evaluation.depth` how many of them lead to the rule node at hand, so walking down
+/// never copies the path.
 private struct WriteWalker {
     var evaluation: EvaluationContext
     let explain: Bool
@@ -91,11 +92,10 @@ private struct WriteWalker {
         self.explain = explain
     }
 
-    /// Evaluates `rule` at the current location (`evaluation.path`, `data`, `newData`).
+    /// Evaluates `rule` at the current location.
     private mutating func run(_ rule: CompiledRule) -> Bool {
-        evaluation.depth = evaluation.path.count
         let outcome = rule.evaluate(evaluation)
-        if explain { trace.append(rule.traceEntry(outcome, location: evaluation.path[...])) }
+        if explain { trace.append(rule.traceEntry(outcome, location: evaluation.path[0..<evaluation.depth])) }
         if case .true = outcome { return true }
         return false
     }
@@ -108,46 +108,35 @@ private struct WriteWalker {
         return true
     }
 
-    private mutating func descend(_ key: Key) {
-        evaluation.path.append(key)
-        evaluation.data = evaluation.data.child(key)
-        evaluation.newData = evaluation.newData.child(key)
-    }
-
     mutating func authorize(root: RuleNode, base: [Key], entries: [[Key]]) -> Bool {
-        let oldRoot = evaluation.oldRoot
-        let newRoot = evaluation.newRoot
         // The chain from the root to the base location, shared by every entry.
         var permitted = false
-        var node: RuleNode? = root
-        while let current = node {
-            guard visit(current, permitted: &permitted, checkWrite: true) else { return false }
-            guard evaluation.path.count < base.count else { break }
-            let key = base[evaluation.path.count]
-            node = current.child(key)
-            descend(key)
+        var node = root
+        while true {
+            guard visit(node, permitted: &permitted, checkWrite: true) else { return false }
+            guard evaluation.depth < base.count else { break }
+            // No rule nodes below: nothing further can grant or validate.
+            guard let next = node.child(base[evaluation.depth]) else { return permitted }
+            node = next
+            evaluation.descend()
         }
-        let baseNode = evaluation.path.count == base.count ? node : nil
-        guard let baseNode else { return permitted }
-
-        var visitedIntermediates: Set<[Key]> = []
+        var visitedIntermediates: Set<ArraySlice<Key>> = []
         for entry in entries {
-            evaluation.path = base
-            evaluation.data = EvaluationContext.walk(oldRoot, base)
-            evaluation.newData = EvaluationContext.walk(newRoot, base)
+            evaluation.ascend(to: base.count)
+            evaluation.path = entry.isEmpty ? base : base + entry
             var entryPermitted = permitted
-            var current = baseNode
+            var current = node
             var reached = true
-            for (index, key) in entry.enumerated() {
-                guard let next = current.child(key) else {
+            for index in entry.indices {
+                guard let next = current.child(entry[index]) else {
                     reached = false
                     break
                 }
-                descend(key)
+                evaluation.descend()
                 current = next
                 if index < entry.count - 1 {
-                    // An intermediate location: shared with other entries, validated once.
-                    if entries.count == 1 || visitedIntermediates.insert(evaluation.path).inserted {
+                    // An intermediate location: possibly shared with other entries, validated once.
+                    if entries.count == 1 || visitedIntermediates.insert(evaluation.path[0..<evaluation.depth]).inserted {
                         guard visit(current, permitted: &entryPermitted, checkWrite: true) else { return false }
                     } else if !entryPermitted, let rule = current.write {
                         entryPermitted = run(rule)
@@ -167,33 +156,37 @@ private struct WriteWalker {
 
     /// Validates every non-null location below the current one that has rules (§3.3 point 2).
     private mutating func validateSubtree(_ node: RuleNode) -> Bool {
-        guard node.hasChildren else { return true }
+        guard node.hasChildren, node.hasValidation else { return true }
         let data = evaluation.data
         let newData = evaluation.newData
+        var literalsPresent = 0
         for (key, child) in node.literalChildList {
             let newChild = newData.child(key)
             if newChild.isEmpty { continue }
+            literalsPresent += 1
+            guard child.hasValidation else { continue }
             guard validateChild(child, key: key, old: data.child(key), new: newChild) else { return false }
         }
-        if let wildcard = node.wildcard {
-            for entry in newData.children where node.literalChildren[entry.key] == nil {
-                guard validateChild(wildcard, key: entry.key, old: data.child(entry.key), new: entry.node) else { return false }
-            }
+        guard let wildcard = node.wildcard, wildcard.hasValidation, newData.childCount > literalsPresent else { return true }
+        if node.wildcardAlwaysFails, !explain, let rule = wildcard.validate {
+            // `"$other": {".validate": false}` and a key not named literally: denied, whatever the key.
+            _ = rule.evaluate(evaluation)
+            return false
+        }
+        for entry in newData.children where node.literalChild(entry.key) == nil {
+            guard validateChild(wildcard, key: entry.key, old: data.child(entry.key), new: entry.node) else { return false }
         }
         return true
     }
 
     private mutating func validateChild(_ node: RuleNode, key: Key, old: Node, new: Node) -> Bool {
-        let savedData = evaluation.data
-        let savedNewData = evaluation.newData
+        let level = evaluation.depth
         evaluation.path.append(key)
-        evaluation.data = old
-        evaluation.newData = new
+        evaluation.descend(old: old, new: new)
         var ignored = true
         let valid = visit(node, permitted: &ignored, checkWrite: false) && validateSubtree(node)
+        evaluation.ascend(to: level)
         evaluation.path.removeLast()
-        evaluation.data = savedData
-        evaluation.newData = savedNewData
         return valid
     }
 }

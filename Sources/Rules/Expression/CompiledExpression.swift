@@ -24,10 +24,44 @@ indirect enum CompiledExpression: Sendable {
 
     /// A path argument of `child`, `hasChild` or `hasChildren`.
     enum PathArgument: Sendable {
-        /// A literal path, split and validated at load.
+        /// A literal path, split at load.
         case keys([Key])
-        /// Computed at run time; must be a string of valid keys.
+        /// Computed at run time; must be a string.
         case computed(CompiledExpression)
+        /// A concatenation that starts with a string literal, such as `'rooms/' + $room + '/members/' + auth.uid`:
+        /// the keys are assembled piece by piece, with the literal parts split at load, instead of building the
+        /// whole string and splitting it again. Every `+` of such a chain concatenates, so the result is the same.
+        case template([PathPiece])
+    }
+
+    /// One operand of a ``PathArgument/template(_:)``.
+    enum PathPiece: Sendable {
+        /// Literal text, split at `/` at load.
+        case text(PathText)
+        /// A `$wildcard`: its key is used as it is.
+        case capture(depth: Int)
+        /// Any other operand; a string, or a number written as JavaScript prints it. `source` is the `+`
+        /// expression it belongs to, for errors.
+        case value(CompiledExpression, source: SourceRange)
+    }
+
+    /// Literal text of a path template, split at `/`: `head` continues the segment before it, `inner` are whole
+    /// segments, `tail` starts the next one (when the text has a slash).
+    struct PathText: Sendable {
+        var head: String
+        var inner: [Key]
+        var tail: String
+        var hasSlash: Bool
+
+        init(_ text: String) {
+            let parts = text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
+                String(decoding: $0, as: UTF8.self)
+            }
+            head = parts.first ?? ""
+            hasSlash = parts.count > 1
+            tail = hasSlash ? parts.last ?? "" : ""
+            inner = hasSlash ? parts.dropFirst().dropLast().filter { !$0.isEmpty }.map { Key(trusted: $0) } : []
+        }
     }
 
     enum Arithmetic: String, Sendable {

@@ -2,29 +2,74 @@ import DataModel
 
 /// Everything one rule expression sees (security-rules.md §4): the variables and the location it runs at.
 ///
-/// Built by the rule walkers for each location they visit; holds no copies of the tree beyond the shared
-/// copy-on-write nodes, so making one costs a few retains.
+/// The rule walkers keep one context per authorization and move it down and up the tree with ``descend()`` and
+/// ``ascend(to:)``. It remembers the old and new node at every level of the current location, so `data`, `newData`,
+/// `parent()` and paths that follow the current location (`root.child('rooms/' + $room)`) cost no lookups.
 struct EvaluationContext {
     /// `auth`: `.null` when unauthenticated, otherwise the object (§8).
     var auth: RuleValue
     /// `now`, milliseconds since the Unix epoch.
     var now: Double
-    /// The whole tree before the operation (`root`).
-    var oldRoot: Node
-    /// The whole tree as it will be after the operation (the same as `oldRoot` for reads).
-    var newRoot: Node
     /// `query`.
     var query: RuleQuery
-    /// Keys of the operation's path; the rule's location is the first `depth` of them (`$captures` index here).
+    /// Keys of the location being judged; the rule's location is the first ``depth`` of them (`$captures` index
+    /// here). Walkers may hold more keys than `depth` (the rest of the operation's path).
     var path: [Key]
     /// Depth of the rule's location.
-    var depth: Int
-    /// `data`: the node at the location before the operation.
-    var data: Node
-    /// `newData`: the node at the location after the operation.
-    var newData: Node
+    private(set) var depth = 0
+    /// `oldNodes[i]`: the node at the first `i` keys of `path` before the operation; `oldNodes[0]` is `root`.
+    private var oldNodes: [Node]
+    /// The same after the operation; empty for reads, where nothing changes.
+    private var newNodes: [Node]
     /// Most steps one regular-expression match may take.
     var regexStepLimit: Int
+
+    /// A context at the root.
+    ///
+    /// - Parameter newRoot: the tree after the operation, `nil` for reads.
+    init(auth: RuleValue, now: Double, oldRoot: Node, newRoot: Node?, query: RuleQuery, path: [Key], regexStepLimit: Int) {
+        self.auth = auth
+        self.now = now
+        self.query = query
+        self.path = path
+        self.regexStepLimit = regexStepLimit
+        oldNodes = [oldRoot]
+        newNodes = newRoot.map { [$0] } ?? []
+        oldNodes.reserveCapacity(path.count + 8)
+        if newRoot != nil { newNodes.reserveCapacity(path.count + 8) }
+    }
+
+    /// `data`: the node at the location before the operation.
+    var data: Node { oldNodes[depth] }
+    /// `newData`: the node at the location after the operation (for reads, the same as `data`).
+    var newData: Node { newNodes.isEmpty ? oldNodes[depth] : newNodes[depth] }
+
+    /// Moves one level down along `path`.
+    mutating func descend() {
+        let key = path[depth]
+        oldNodes.append(oldNodes[depth].child(key))
+        if !newNodes.isEmpty { newNodes.append(newNodes[depth].child(key)) }
+        depth += 1
+    }
+
+    /// Moves one level down along `path` to nodes the caller already has.
+    mutating func descend(old: Node, new: Node) {
+        oldNodes.append(old)
+        if !newNodes.isEmpty { newNodes.append(new) }
+        depth += 1
+    }
+
+    /// Moves up to `level` (at most ``depth``).
+    mutating func ascend(to level: Int) {
+        oldNodes.removeLast(depth - level)
+        if !newNodes.isEmpty { newNodes.removeLast(depth - level) }
+        depth = level
+    }
+
+    /// The node at the first `level` keys of the path (`level` at most ``depth``), before or after the operation.
+    func ancestor(_ level: Int, isNew: Bool) -> Node {
+        isNew && !newNodes.isEmpty ? newNodes[level] : oldNodes[level]
+    }
 
     /// Evaluates a whole rule: `true` only for the boolean `true`.
     func evaluateRule(_ expression: CompiledExpression, source: SourceRange) throws(EvaluationError) -> Bool {
@@ -43,7 +88,7 @@ struct EvaluationContext {
             switch variable {
             case .auth: return auth
             case .now: return .number(now)
-            case .root: return .snapshot(RuleSnapshot(node: oldRoot, isNew: false, baseDepth: 0, extra: []))
+            case .root: return .snapshot(RuleSnapshot(node: oldNodes[0], isNew: false, baseDepth: 0, extra: []))
             case .data: return .snapshot(RuleSnapshot(node: data, isNew: false, baseDepth: depth, extra: []))
             case .newData: return .snapshot(RuleSnapshot(node: newData, isNew: true, baseDepth: depth, extra: []))
             }
@@ -215,21 +260,29 @@ struct EvaluationContext {
                 guard parent.baseDepth > 0 else { throw EvaluationError(.parentOfRoot, source) }
                 parent.baseDepth -= 1
             }
-            var node = parent.isNew ? newRoot : oldRoot
-            for index in 0..<parent.baseDepth {
-                node = node.child(path[index])
-                if node.isEmpty { break }
-            }
-            parent.node = Self.walk(node, parent.extra)
+            parent.node = Self.walk(ancestor(parent.baseDepth, isNew: parent.isNew), parent.extra)
             return .snapshot(parent)
         }
     }
 
-    /// The snapshot `keys` below `base`.
+    /// The snapshot `keys` below `base`. While the keys follow the current location's path from where `base` is,
+    /// the nodes are already known: only the rest is looked up.
     private func descend(_ base: RuleSnapshot, _ keys: ArraySlice<Key>) -> RuleSnapshot {
         var result = base
-        result.node = Self.walk(base.node, keys)
-        result.extra = base.extra.isEmpty ? keys : ArraySlice(Array(base.extra) + keys)
+        var remaining = keys
+        if base.extra.isEmpty {
+            var level = base.baseDepth
+            while level < depth, let first = remaining.first, first == path[level] {
+                level += 1
+                remaining = remaining.dropFirst()
+            }
+            if level != base.baseDepth {
+                result.baseDepth = level
+                result.node = ancestor(level, isNew: base.isNew)
+            }
+        }
+        result.node = Self.walk(result.node, remaining)
+        result.extra = base.extra.isEmpty ? remaining : ArraySlice(Array(base.extra) + remaining)
         return result
     }
 
@@ -241,33 +294,5 @@ struct EvaluationContext {
             if current.isEmpty { return current }
         }
         return current
-    }
-
-    /// The keys of a path argument: literal ones as compiled, computed ones split at `/` (empty segments, so
-    /// leading and trailing slashes, are ignored).
-    private func keys(_ argument: CompiledExpression.PathArgument, method: String, source: SourceRange)
-        throws(EvaluationError) -> ArraySlice<Key>
-    {
-        switch argument {
-        case .keys(let keys):
-            return keys[...]
-        case .computed(let expression):
-            let value = try evaluate(expression)
-            guard case .string(let text) = value else {
-                throw EvaluationError(.argumentNotAString(method: method, found: value.typeName), source)
-            }
-            return Self.pathKeys(text)[...]
-        }
-    }
-
-    /// Splits a rules path at `/` into keys, dropping empty segments.
-    ///
-    /// A segment that is not a valid key (`bob@example.com` has a `.`) is kept as it is: no stored key can equal
-    /// it, so the location simply does not exist — Firebase evaluates `root.child('banned/' + auth.uid)` with such a
-    /// uid without error (security-rules.md §14 live facts), and `parent()` still walks back through it.
-    static func pathKeys(_ text: String) -> [Key] {
-        text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map {
-            Key(trusted: String(decoding: $0, as: UTF8.self))
-        }
     }
 }

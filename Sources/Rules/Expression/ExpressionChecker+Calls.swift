@@ -94,11 +94,40 @@ extension ExpressionChecker {
         if case .literal(.string(let text)) = syntax.kind {
             return .keys(EvaluationContext.pathKeys(text))
         }
+        if let template = try pathTemplate(syntax) { return template }
         let typed = try check(syntax)
         guard typed.type.mayBeString else {
             throw ExpressionError(syntax.range, "the path argument of \(method)() must be a string, not \(typed.type.name)")
         }
         return .computed(typed.expression)
+    }
+
+    /// A `'literal' + … + …` chain as a path template, or nil for any other expression.
+    private mutating func pathTemplate(_ syntax: ExpressionSyntax) throws(ExpressionError) -> CompiledExpression.PathArgument? {
+        var operands: [(syntax: ExpressionSyntax, plus: ExpressionSyntax)] = []
+        var node = syntax
+        while case .binary(.add, let left, let right) = node.kind {
+            operands.append((right, node))
+            node = left
+        }
+        guard !operands.isEmpty, case .literal(.string(let first)) = node.kind else { return nil }
+        var pieces: [CompiledExpression.PathPiece] = [.text(CompiledExpression.PathText(first))]
+        for (operand, plus) in operands.reversed() {
+            if case .literal(.string(let text)) = operand.kind {
+                pieces.append(.text(CompiledExpression.PathText(text)))
+                continue
+            }
+            let typed = try check(operand)
+            guard !typed.type.isStructural else {
+                throw ExpressionError(operand.range, "an operand of '+' cannot be \(typed.type.name)")
+            }
+            if case .capture(let depth) = typed.expression {
+                pieces.append(.capture(depth: depth))
+            } else {
+                pieces.append(.value(typed.expression, source: SourceRange(plus.range)))
+            }
+        }
+        return .template(pieces)
     }
 
     private mutating func stringCall(
