@@ -158,7 +158,6 @@ struct RuleTreeBuilder {
                 }
             }
         }
-        let here = location(segments)
         for (rule, open, kind) in [(read, openRead, "read"), (write, openWrite, "write")] {
             if let rule, let open {
                 warning(
@@ -222,8 +221,7 @@ struct RuleTreeBuilder {
         }
         if !indexOn.isEmpty { indexes.append(RulesIndexDeclaration(path: segments, keys: indexOn)) }
         return RuleNode(
-            location: here, read: read, write: write, validate: validate, indexOn: indexOn,
-            literalChildren: literalChildren, wildcard: wildcardNode, wildcardName: wildcardNode == nil ? nil : wildcard?.key)
+            read: read, write: write, validate: validate, literalChildren: literalChildren, wildcard: wildcardNode)
     }
 
     // MARK: - Rules

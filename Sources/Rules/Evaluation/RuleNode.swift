@@ -2,21 +2,15 @@ import DataModel
 
 /// One location of the rules tree: its rules and the rule nodes below it (security-rules.md §1.3, §2).
 final class RuleNode: Sendable {
-    /// The location in rules-path form, such as `/rooms/$room`.
-    let location: String
     let read: CompiledRule?
     let write: CompiledRule?
     let validate: CompiledRule?
-    /// `.indexOn` entries.
-    let indexOn: [String]
     /// Children named literally.
     let literalChildren: [Key: RuleNode]
     /// The same children in file order, so walks (and their traces) are deterministic.
     let literalChildList: [(key: Key, node: RuleNode)]
     /// The `$wildcard` child, which matches every key not named literally.
     let wildcard: RuleNode?
-    /// The wildcard's name including `$`.
-    let wildcardName: String?
     /// Whether this node or any below it has a `.validate` rule; writes skip subtrees without any.
     let hasValidation: Bool
     /// Whether the wildcard's `.validate` is literally `false` (the `"$other": {".validate": false}` idiom), so any
@@ -24,18 +18,15 @@ final class RuleNode: Sendable {
     let wildcardAlwaysFails: Bool
 
     init(
-        location: String, read: CompiledRule?, write: CompiledRule?, validate: CompiledRule?, indexOn: [String],
-        literalChildren: [(key: Key, node: RuleNode)], wildcard: RuleNode?, wildcardName: String?
+        read: CompiledRule?, write: CompiledRule?, validate: CompiledRule?, literalChildren: [(key: Key, node: RuleNode)],
+        wildcard: RuleNode?
     ) {
-        self.location = location
         self.read = read
         self.write = write
         self.validate = validate
-        self.indexOn = indexOn
         self.literalChildList = literalChildren
         self.literalChildren = Dictionary(literalChildren, uniquingKeysWith: { first, _ in first })
         self.wildcard = wildcard
-        self.wildcardName = wildcardName
         hasValidation =
             validate != nil || wildcard?.hasValidation == true || literalChildren.contains { $0.node.hasValidation }
         wildcardAlwaysFails = wildcard?.validate?.isAlwaysFalse == true

@@ -52,6 +52,9 @@ indirect enum CompiledExpression: Sendable {
         var inner: [Key]
         var tail: String
         var hasSlash: Bool
+        /// `head` and `tail` as keys, for when they make up a whole segment (nil when empty).
+        var headKey: Key?
+        var tailKey: Key?
 
         init(_ text: String) {
             let parts = text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
@@ -61,6 +64,8 @@ indirect enum CompiledExpression: Sendable {
             hasSlash = parts.count > 1
             tail = hasSlash ? parts.last ?? "" : ""
             inner = hasSlash ? parts.dropFirst().dropLast().filter { !$0.isEmpty }.map { Key(trusted: $0) } : []
+            headKey = head.isEmpty ? nil : Key(trusted: head)
+            tailKey = tail.isEmpty ? nil : Key(trusted: tail)
         }
     }
 

@@ -20,11 +20,11 @@ extension EvaluationContext {
             for piece in pieces {
                 switch piece {
                 case .text(let text):
-                    builder.append(text.head)
+                    builder.append(text.head, key: text.headKey)
                     if text.hasSlash {
                         builder.endSegment()
                         builder.keys.append(contentsOf: text.inner)
-                        builder.append(text.tail)
+                        builder.append(text.tail, key: text.tailKey)
                     }
                 case .capture(let depth):
                     builder.append(path[depth])
@@ -59,6 +59,11 @@ extension EvaluationContext {
 /// Assembles the keys of a path template: text accumulates into the current segment, `/` ends it.
 private struct PathBuilder {
     var keys: [Key] = []
+
+    init() {
+        keys.reserveCapacity(8)
+    }
+
     /// The segment being built.
     private var segment = ""
     /// The segment as a key while it is exactly one key appended whole (a `$wildcard`), saving a copy.
@@ -69,6 +74,16 @@ private struct PathBuilder {
         guard !text.isEmpty else { return }
         materialize()
         segment += text
+    }
+
+    /// Appends text without `/` whose key form is known: it becomes the segment's key if the segment is empty.
+    mutating func append(_ text: String, key: Key?) {
+        guard let key else { return }
+        if segment.isEmpty && segmentKey == nil {
+            segmentKey = key
+        } else {
+            append(text)
+        }
     }
 
     /// Appends a whole key.

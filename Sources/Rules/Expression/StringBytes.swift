@@ -3,7 +3,13 @@
 enum StringBytes {
     /// Whether both strings have the same UTF-8 bytes.
     static func equal(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+        guard a.utf8.count == b.utf8.count else { return false }
+        if let result = a.utf8.withContiguousStorageIfAvailable({ x in
+            b.utf8.withContiguousStorageIfAvailable { y in x.elementsEqual(y) }
+        }), let result {
+            return result
+        }
+        return a.utf8.elementsEqual(b.utf8)
     }
 
     /// Three-way comparison in UTF-16 code-unit order (JavaScript's `<` on strings), computed on UTF-8: the first
