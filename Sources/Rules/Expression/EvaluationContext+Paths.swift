@@ -50,7 +50,9 @@ extension EvaluationContext {
     /// it, so the location simply does not exist — Firebase evaluates `root.child('banned/' + auth.uid)` with such a
     /// uid without error (security-rules.md §14 live facts), and `parent()` still walks back through it.
     static func pathKeys(_ text: String) -> [Key] {
-        text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map {
+        // The common case — a uid, a wildcard's key — is one segment.
+        if !text.utf8.contains(UInt8(ascii: "/")) { return text.isEmpty ? [] : [Key(trusted: text)] }
+        return text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map {
             Key(trusted: String(decoding: $0, as: UTF8.self))
         }
     }
@@ -72,6 +74,11 @@ private struct PathBuilder {
     /// Appends text that contains no `/`.
     mutating func append(_ text: String) {
         guard !text.isEmpty else { return }
+        if segment.isEmpty && segmentKey == nil {
+            // Most often the whole segment (a uid): keep it as a key, concatenate only if more follows.
+            segmentKey = Key(trusted: text)
+            return
+        }
         materialize()
         segment += text
     }

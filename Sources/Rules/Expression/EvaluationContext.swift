@@ -33,10 +33,15 @@ struct EvaluationContext {
         self.query = query
         self.path = path
         self.regexStepLimit = regexStepLimit
-        oldNodes = [oldRoot]
-        newNodes = newRoot.map { [$0] } ?? []
+        // One allocation each, with room for the whole path and a few levels of validation below it.
+        oldNodes = []
         oldNodes.reserveCapacity(path.count + 8)
-        if newRoot != nil { newNodes.reserveCapacity(path.count + 8) }
+        oldNodes.append(oldRoot)
+        newNodes = []
+        if let newRoot {
+            newNodes.reserveCapacity(path.count + 8)
+            newNodes.append(newRoot)
+        }
     }
 
     /// `data`: the node at the location before the operation.
