@@ -44,6 +44,7 @@ let package = Package(
         .target(name: "Store", dependencies: ["DataModel", "Primitives"]),
         .target(name: "Wire", dependencies: ["DataModel", "Primitives"]),
         .target(name: "Auth", dependencies: ["DataModel", .product(name: "JWTKit", package: "jwt-kit")]),
+        .target(name: "Rules", dependencies: ["DataModel"]),
 
         // MARK: - compose
         .target(
@@ -105,6 +106,7 @@ let package = Package(
         .testTarget(
             name: "AuthTests",
             dependencies: ["Auth", "DataModel", "TestSupport", .product(name: "JWTKit", package: "jwt-kit")]),
+        .testTarget(name: "RulesTests", dependencies: ["Rules", "DataModel", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "ServerIntegrationTests",
             dependencies: ["HTTPServer", "Transport", "TLS", "HTTP1", "WebSocket", "WebSocketDeflate", "TestSupport"]),
