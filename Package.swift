@@ -68,7 +68,7 @@ let package = Package(
         .executableTarget(
             name: "canopy",
             dependencies: [
-                "HTTPServer", "Gateway", "Auth", "Store", "DataModel", "Transport",
+                "HTTPServer", "Gateway", "Auth", "Rules", "Store", "DataModel", "Transport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
