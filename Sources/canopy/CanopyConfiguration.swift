@@ -63,6 +63,7 @@ struct CanopyConfiguration: Decodable {
 
     struct Rules: Decodable {
         var path: String
+        var allowOpen: Bool
     }
 
     struct Log: Decodable {
@@ -108,7 +109,7 @@ enum ConfigurationLoader {
             "adminToken": NSNull(), "allowUnsignedTokens": false, "clockSkewSeconds": 60,
         ] as [String: Any],
         "gateway": ["conflationThresholdBytes": 262_144],
-        "rules": ["path": "Config/database.rules.json"],
+        "rules": ["path": "Config/database.rules.json", "allowOpen": false] as [String: Any],
         "log": ["format": "text", "level": "info"],
     ] }
 

@@ -54,6 +54,8 @@ struct Serve: ParsableCommand {
     var adminToken: String?
     @Flag(help: "Emulator test mode: accept unsigned (alg none) tokens. Loopback only.")
     var allowUnsignedTokens = false
+    @Flag(help: "Serve open data (no rules enforced) on a non-loopback address.")
+    var allowOpen = false
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
@@ -69,6 +71,7 @@ struct Serve: ParsableCommand {
         let openFiles = ResourceLimits.raiseOpenFileLimit()
         logger.info("process.open_file_limit", metadata: ["limit": "\(openFiles)"])
 
+        try AccessPolicy.check(settings, logger: logger)
         let gateway = try GatewaySettings.makeGateway(from: settings, logger: logger)
         do {
             try gateway.openDefaultNamespace()
@@ -104,6 +107,7 @@ struct Serve: ParsableCommand {
         if let adminToken { settings.auth.adminToken = adminToken }
         if allowUnsignedTokens { settings.auth.allowUnsignedTokens = true }
         if let rules { settings.rules.path = rules }
+        if allowOpen { settings.rules.allowOpen = true }
         if let logFormat { settings.log.format = logFormat }
         if let logLevel { settings.log.level = logLevel }
         if let echoPath { settings.server.echoPath = echoPath }
