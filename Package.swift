@@ -58,7 +58,8 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "Auth", "DataModel", "Store", "Wire", "HTTPServer", "HTTP1", "Transport", "WebSocket", "Primitives",
+                "Auth", "Rules", "DataModel", "Store", "Wire", "HTTPServer", "HTTP1", "Transport", "WebSocket",
+                "Primitives",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -16,6 +16,8 @@ public struct GatewayConfiguration: Sendable {
     /// Pending outbound bytes above which a connection's listens are conflated: their pushes are skipped until the
     /// connection drains, then each gets its view's latest data in one push (see the README's backpressure policy).
     public var conflationThresholdBytes = 256 * 1024
+    /// The rules' `.indexOn` declarations, for the `no_index` listen warning.
+    public var indexes = IndexDeclarations()
     /// Server time in milliseconds since the Unix epoch (hello `ts`, server timestamps).
     public var clock: @Sendable () -> Double = StoreConfiguration.systemClock
 

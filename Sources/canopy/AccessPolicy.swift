@@ -8,11 +8,14 @@ import Rules
 /// loopback address, or elsewhere when the operator says so with `--allow-open` (`rules.allowOpen`); both cases are
 /// logged as warnings. A rules file that is present is still checked, so a broken file is caught before it matters.
 enum AccessPolicy {
-    static func check(_ settings: CanopyConfiguration, logger: Logger) throws {
+    /// Checks the rules file (returned when present) and the listen address.
+    static func check(_ settings: CanopyConfiguration, logger: Logger) throws -> RuleSet? {
         let path = settings.rules.path
+        var loaded: RuleSet?
         if FileManager.default.fileExists(atPath: path) {
             do {
                 let rules = try RuleSet.load(contentsOf: path)
+                loaded = rules
                 for warning in rules.warnings { logger.warning("\(warning)") }
                 logger.warning("""
                     rules file \(path) is valid (\(rules.coverage.count) rule expressions) but not enforced yet: \
@@ -34,5 +37,6 @@ enum AccessPolicy {
         } else {
             logger.warning("no security rules enforced: all data is OPEN to anyone who can reach \(settings.server.host)")
         }
+        return loaded
     }
 }

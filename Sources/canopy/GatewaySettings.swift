@@ -2,12 +2,14 @@ import ArgumentParser
 import Auth
 import Gateway
 import Logging
+import Rules
 import Store
 
 /// Turns the operator's configuration into the gateway and its token verifier, validating them.
 enum GatewaySettings {
-    static func makeGateway(from settings: CanopyConfiguration, logger: Logger) throws -> Gateway {
+    static func makeGateway(from settings: CanopyConfiguration, rules: RuleSet?, logger: Logger) throws -> Gateway {
         var configuration = GatewayConfiguration()
+        configuration.indexes = IndexDeclarations(rules?.indexes ?? [])
         configuration.dataDirectory = settings.data.directory
         guard DataDirectory.isValidNamespace(settings.data.defaultNamespace) else {
             throw ValidationError("data.defaultNamespace must be 1-63 of a-z A-Z 0-9 - _")

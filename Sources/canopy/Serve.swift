@@ -71,8 +71,8 @@ struct Serve: ParsableCommand {
         let openFiles = ResourceLimits.raiseOpenFileLimit()
         logger.info("process.open_file_limit", metadata: ["limit": "\(openFiles)"])
 
-        try AccessPolicy.check(settings, logger: logger)
-        let gateway = try GatewaySettings.makeGateway(from: settings, logger: logger)
+        let rules = try AccessPolicy.check(settings, logger: logger)
+        let gateway = try GatewaySettings.makeGateway(from: settings, rules: rules, logger: logger)
         do {
             try gateway.openDefaultNamespace()
         } catch {

@@ -232,8 +232,10 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
         listens[listen.key] = subscription
         gateway.sessions.listensChanged(by: 1)
         metrics.listens.increment()
+        let unindexed = listen.tag != nil && !gateway.configuration.indexes.covers(listen.query.index, at: listen.path)
         view.subscribe(subscription, request: InitialRequest(
-            subscription: subscription, requestNumber: request, hash: listen.hash))
+            subscription: subscription, requestNumber: request, hash: listen.hash,
+            warnings: unindexed ? [ResponsePayload.noIndexWarning] : []))
     }
 
     private func detach(_ subscription: Subscription) {
@@ -256,7 +258,7 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
             }
         }
         subscription.deliveredThrough = max(subscription.deliveredThrough, sequence)
-        send(.listenOK(request.requestNumber))
+        send(.listenOK(request.requestNumber, warnings: request.warnings))
     }
 
     /// Hands one view push (`frames`, already picked for the listen's tag, of view sequence `sequence`) to this

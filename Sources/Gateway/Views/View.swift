@@ -153,4 +153,6 @@ struct InitialRequest: Sendable {
     let subscription: Subscription
     let requestNumber: Int
     let hash: String?
+    /// Warnings for the `ok` (`no_index`).
+    let warnings: [String]
 }
