@@ -68,6 +68,7 @@ public final class Gateway: Router {
             if let namespace = open[name] { return .success(namespace) }
             guard open.count < configuration.maxNamespaces else { return .failure(.tooMany(configuration.maxNamespaces)) }
             var storeConfiguration = StoreConfiguration(layout: configuration.shardLayout, clock: configuration.clock)
+            storeConfiguration.tracksWholeTree = configuration.rules != nil
             if let root = configuration.dataDirectory,
                let directory = DataDirectory.namespaceDirectory(root, namespace: name)
             {

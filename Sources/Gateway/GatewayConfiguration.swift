@@ -1,4 +1,5 @@
 import DataModel
+import Rules
 import Store
 
 /// How the gateway stores data and serves namespaces.
@@ -16,6 +17,8 @@ public struct GatewayConfiguration: Sendable {
     /// Pending outbound bytes above which a connection's listens are conflated: their pushes are skipped until the
     /// connection drains, then each gets its view's latest data in one push (see the README's backpressure policy).
     public var conflationThresholdBytes = 256 * 1024
+    /// The security rules to enforce, or `nil` to allow every read and write (the emulator's open mode).
+    public var rules: RuleSet?
     /// The rules' `.indexOn` declarations, for the `no_index` listen warning.
     public var indexes = IndexDeclarations()
     /// Server time in milliseconds since the Unix epoch (hello `ts`, server timestamps).

@@ -15,7 +15,7 @@ extension Store {
     /// result and under the same conditions as ``write(_:completion:)`` (with persistence: once the record is
     /// durable). Writes on one shard complete in batch order; writes on different shards complete concurrently
     /// on their shards' queues, in any order relative to each other.
-    public func write(batch writes: [StoreWrite],
+    public func write(batch writes: [StoreWrite], authorizer: WriteAuthorizer? = nil,
                       completion: @escaping @Sendable (Int, Result<WriteOutcome, StoreError>) -> Void)
     {
         guard acceptsWrites else {
@@ -32,33 +32,40 @@ extension Store {
             case .multiShard(let participants):
                 // Everything before it must be queued first, on every shard: a wide read must never see this
                 // write without the ones submitted before it.
-                submit(&groups, of: writes, completion: completion)
-                applyCoordinated(WriteTargets(write), participants: participants) { completion(index, $0) }
+                submit(&groups, of: writes, authorizer: authorizer, completion: completion)
+                applyCoordinated(write, authorizer: authorizer, participants: participants) {
+                    completion(index, $0)
+                }
             }
         }
-        submit(&groups, of: writes, completion: completion)
+        submit(&groups, of: writes, authorizer: authorizer, completion: completion)
     }
 
     /// Submits one task per shard that has writes in `groups`, and empties it.
-    private func submit(_ groups: inout ShardGroups, of writes: [StoreWrite],
+    private func submit(_ groups: inout ShardGroups, of writes: [StoreWrite], authorizer: WriteAuthorizer?,
                         completion: @escaping @Sendable (Int, Result<WriteOutcome, StoreError>) -> Void)
     {
         for index in groups.touched {
             let shard = shards[index]
             let positions = groups.positions[index]
-            shard.submit { [self] in applyLocal(positions, of: writes, on: shard, completion: completion) }
+            shard.submit { [self] in
+                applyLocal(positions, of: writes, authorizer: authorizer, on: shard, completion: completion)
+            }
         }
         groups.removeAll()
     }
 
     /// Applies the single-shard writes at `positions` of `writes`, in order, on the shard's queue; with a journal
     /// their records are appended together and every completion waits for that append to be durable.
-    private func applyLocal(_ positions: [Int], of writes: [StoreWrite], on shard: Shard,
+    private func applyLocal(_ positions: [Int], of writes: [StoreWrite], authorizer: WriteAuthorizer?,
+                            on shard: Shard,
                             completion: @escaping @Sendable (Int, Result<WriteOutcome, StoreError>) -> Void)
     {
         dispatchPrecondition(condition: .onQueue(shard.queue))
         guard let journal = shard.journal else {
-            for position in positions { completion(position, applyOnShard(writes[position], on: shard)) }
+            for position in positions {
+                completion(position, applyOnShard(writes[position], authorizer: authorizer, on: shard))
+            }
             return
         }
         if journal.hasFailed {
@@ -67,7 +74,9 @@ extension Store {
         }
         var results: [Result<WriteOutcome, StoreError>] = []
         results.reserveCapacity(positions.count)
-        for position in positions { results.append(applyOnShard(writes[position], on: shard)) }
+        for position in positions {
+            results.append(applyOnShard(writes[position], authorizer: authorizer, on: shard))
+        }
         let applied = results
         journal.append(shard.records, ack: .single { outcome in
             for (position, result) in zip(positions, applied) {

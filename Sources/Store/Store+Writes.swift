@@ -12,7 +12,7 @@ extension Store {
     ///
     /// Server values are resolved when the write is applied, against the data just before it. To submit many
     /// writes at once, ``write(batch:completion:)`` costs one queue hop per shard instead of one per write.
-    public func write(_ write: StoreWrite,
+    public func write(_ write: StoreWrite, authorizer: WriteAuthorizer? = nil,
                       completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void)
     {
         guard acceptsWrites else {
@@ -24,26 +24,26 @@ extension Store {
             completion(.success(WriteOutcome(changes: [])))
         case .singleShard(let index):
             let shard = shards[index]
-            shard.submit { [self] in applyLocal(write, on: shard, completion: completion) }
+            shard.submit { [self] in applyLocal(write, authorizer: authorizer, on: shard, completion: completion) }
         case .multiShard(let participants):
-            applyCoordinated(WriteTargets(write), participants: participants, completion: completion)
+            applyCoordinated(write, authorizer: authorizer, participants: participants, completion: completion)
         }
     }
 
     /// Applies a single-shard write on the shard's queue.
-    private func applyLocal(_ write: StoreWrite, on shard: Shard,
+    private func applyLocal(_ write: StoreWrite, authorizer: WriteAuthorizer?, on shard: Shard,
                             completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void)
     {
         dispatchPrecondition(condition: .onQueue(shard.queue))
         guard let journal = shard.journal else {
-            completion(applyOnShard(write, on: shard))
+            completion(applyOnShard(write, authorizer: authorizer, on: shard))
             return
         }
         if journal.hasFailed {
             completion(.failure(.unavailable))
             return
         }
-        let result = applyOnShard(write, on: shard)
+        let result = applyOnShard(write, authorizer: authorizer, on: shard)
         journal.append(shard.records, ack: .single { completion(Self.settle(result, journal: $0)) })
         shard.records.removeAll()
     }
@@ -51,12 +51,29 @@ extension Store {
     /// Applies a single-shard write on its shard's queue: installs it in the shard's state, reports it to the
     /// observer and, with a journal, frames its record into the shard's ``Shard/records``; returns the outcome
     /// (not yet durable) or why the write was rejected.
-    func applyOnShard(_ write: StoreWrite, on shard: Shard) -> Result<WriteOutcome, StoreError> {
+    func applyOnShard(_ write: StoreWrite, authorizer: WriteAuthorizer?, on shard: Shard)
+        -> Result<WriteOutcome, StoreError>
+    {
         let applied: LocalWrite.Applied
-        do throws(StoreError) {
-            applied = try LocalWrite.apply(write, to: &shard.state, layout: layout, clock: clock)
-        } catch {
-            return .failure(error)
+        if let wholeTree {
+            // Plan on a copy, so a refused write leaves the shard untouched; the whole tree moves in the same step.
+            let timestamp = clock()
+            var candidate = shard.state
+            do throws(StoreError) {
+                applied = try LocalWrite.apply(write, to: &candidate, layout: layout, clock: { timestamp })
+            } catch {
+                return .failure(error)
+            }
+            guard wholeTree.advance(by: applied.changes, of: write, timestamp: timestamp, authorizer: authorizer) else {
+                return .failure(.denied)
+            }
+            shard.state = candidate
+        } else {
+            do throws(StoreError) {
+                applied = try LocalWrite.apply(write, to: &shard.state, layout: layout, clock: clock)
+            } catch {
+                return .failure(error)
+            }
         }
         shard.state.sequence += 1
         let sequence = shard.state.sequence
@@ -80,9 +97,10 @@ extension Store {
     }
 
     /// Holds the participants, plans the write from their captured states, and commits it on each.
-    func applyCoordinated(_ targets: WriteTargets, participants: [Int],
+    func applyCoordinated(_ write: StoreWrite, authorizer: WriteAuthorizer?, participants: [Int],
                           completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void)
     {
+        let targets = WriteTargets(write)
         coordinate(participants, holding: true) { [self] id, states in
             if participants.contains(where: { shards[$0].journal?.hasFailed ?? false }) {
                 release(participants, rejecting: .unavailable, completion: completion)
@@ -90,10 +108,15 @@ extension Store {
             }
             var plan = CoordinatedWrite(layout: layout, states: states)
             let changes: [Change]
+            let timestamp = clock()
             do throws(StoreError) {
-                changes = try plan.apply(targets, timestamp: clock())
+                changes = try plan.apply(targets, timestamp: timestamp)
             } catch {
                 release(participants, rejecting: error, completion: completion)
+                return
+            }
+            if let wholeTree, !wholeTree.advance(by: changes, of: write, timestamp: timestamp, authorizer: authorizer) {
+                release(participants, rejecting: .denied, completion: completion)
                 return
             }
             let outcome = WriteOutcome(changes: changes)

@@ -36,6 +36,8 @@ public final class Store: Sendable {
     let submission: Mutex<UInt64>
     let isClosed = Atomic<Bool>(false)
     let persistence: PersistenceDriver?
+    /// The whole tree when ``StoreConfiguration/tracksWholeTree`` is set.
+    let wholeTree: WholeTree?
 
     /// Opens a store: in memory, or from its namespace directory (loading the snapshot and replaying journals).
     ///
@@ -56,6 +58,7 @@ public final class Store: Sendable {
             }
             submission = Mutex(1)
             persistence = nil
+            wholeTree = configuration.tracksWholeTree ? WholeTree(.empty) : nil
             return
         }
         let files = NamespaceFiles(directory: settings.directory)
@@ -78,12 +81,20 @@ public final class Store: Sendable {
             }
             self.shards = shards
             submission = Mutex(loaded.nextTransactionId)
+            wholeTree = configuration.tracksWholeTree
+                ? WholeTree(TreeView(layout: loaded.layout, states: loaded.states.map { Optional($0) }).value(at: .root))
+                : nil
         } catch {
             lock?.unlock()
             throw error
         }
         persistence = PersistenceDriver(settings: settings, files: files, lock: lock)
         persistence?.start(store: self)
+    }
+
+    /// The whole tree as of the last applied write, or `nil` unless ``StoreConfiguration/tracksWholeTree`` is set.
+    public var wholeTreeSnapshot: Node? {
+        wholeTree?.snapshot
     }
 
     /// The queue of shard `index`, on which its observer calls run (for `dispatchPrecondition` in observers).

@@ -12,6 +12,9 @@ public struct StoreConfiguration: Sendable {
     public var persistence: PersistenceConfiguration?
     /// The server clock for `{".sv":"timestamp"}`, in milliseconds since the Unix epoch (injectable for tests).
     public var clock: @Sendable () -> Double
+    /// Keep one consistent whole tree across shards (``Store/wholeTreeSnapshot``), needed by security rules that read
+    /// any location; writes then take one extra lock and path copy. Off by default.
+    public var tracksWholeTree = false
 
     /// A configuration; by default one shard per online CPU at depth 1, in memory, with the system clock.
     public init(layout: ShardLayout = ShardLayout(count: StoreConfiguration.defaultShardCount),

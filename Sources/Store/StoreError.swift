@@ -14,6 +14,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case persistence(JournalError)
     /// The store is shut down or its persistence failed earlier.
     case unavailable
+    /// The write's authorizer refused it (security rules); nothing was changed.
+    case denied
 
     /// A one-line message.
     public var description: String {
@@ -23,6 +25,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .serverValue(let error): return "server value: \(error)"
         case .persistence(let error): return "persistence failed: \(error)"
         case .unavailable: return "store unavailable"
+        case .denied: return "permission denied"
         }
     }
 }

@@ -9,6 +9,7 @@ import Store
 enum GatewaySettings {
     static func makeGateway(from settings: CanopyConfiguration, rules: RuleSet?, logger: Logger) throws -> Gateway {
         var configuration = GatewayConfiguration()
+        configuration.rules = rules
         configuration.indexes = IndexDeclarations(rules?.indexes ?? [])
         configuration.dataDirectory = settings.data.directory
         guard DataDirectory.isValidNamespace(settings.data.defaultNamespace) else {

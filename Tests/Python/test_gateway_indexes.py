@@ -7,6 +7,8 @@ from conftest import Clients
 
 RULES = {
     "rules": {
+        ".read": True,
+        ".write": True,
         "scores": {".indexOn": ["points", "meta/rank"]},
         "rooms": {"$room": {"messages": {".indexOn": "ts"}}},
         "values": {".indexOn": ".value"},

@@ -161,9 +161,12 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
         case .merge(let merge):
             write(.update(merge.path, merge.entries.map { StoreUpdateEntry($0.target, $0.value) }), request: request)
         case .onDisconnectPut(let put):
+            guard mayRegister(.set(put.target, put.value, expectedHash: nil)) else { return deny(request) }
             onDisconnect.remember(put.value, at: put.target)
             send(.ok(request))
         case .onDisconnectMerge(let merge):
+            let entries = merge.entries.map { StoreUpdateEntry($0.target, $0.value) }
+            guard mayRegister(.update(merge.path, entries)) else { return deny(request) }
             for entry in merge.entries { onDisconnect.remember(entry.value, at: entry.target.below(merge.path)) }
             send(.ok(request))
         case .onDisconnectCancel(let path):
@@ -189,7 +192,7 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
         let writes = pendingWrites
         pendingWrites.removeAll()
         pendingWriteRequests.removeAll()
-        namespace.store.write(batch: writes) { [self] index, result in
+        namespace.store.write(batch: writes, authorizer: writeAuthorizer()) { [self] index, result in
             loop.execute { self.answerWrite(result, request: requests[index]) }
         }
     }
@@ -206,6 +209,7 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
     }
 
     private func read(_ get: GetRequest, request: Int) {
+        guard mayRead(get.path, query: get.query.loadsAllData ? nil : get.query) else { return deny(request) }
         metrics.reads.increment()
         namespace.store.read(get.path, query: get.query) { [self] node in
             loop.execute {
@@ -219,6 +223,7 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
 
     private func listen(_ listen: ListenRequest, request: Int) {
         if let previous = listens.removeValue(forKey: listen.key) { detach(previous) }
+        guard mayRead(listen.path, query: listen.tag == nil ? nil : listen.query) else { return deny(request) }
         let query = listen.viewQuery
         let key = ViewKey(path: listen.path, query: query)
         let store = namespace.store
@@ -324,6 +329,11 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
 
     // MARK: - Errors
 
+    /// Answers a request the rules refuse.
+    private func deny(_ request: Int) {
+        send(.failure(request, status: .permissionDenied, message: ResponseStatus.permissionDeniedMessage))
+    }
+
     /// A message that could not be parsed: answer its request when it has a number, ignore unknown control
     /// types, otherwise report the error and close (the byte stream can no longer be trusted).
     private func reject(_ error: WireError) {
@@ -358,6 +368,8 @@ extension WriteTarget {
 extension ResponseStatus {
     /// A request the server could not accept as sent: malformed, invalid data, an unknown action or server value.
     static let invalidRequest = ResponseStatus(rawValue: "invalid_request")
+    /// The `d` of a `permission_denied` answer (wire-protocol.md §6.6).
+    static let permissionDeniedMessage = "Permission denied"
     /// The `d` of a `too_big` answer (the SDKs' own wording of the condition).
     static let tooBigMessage = "The data requested exceeds the maximum size that can be accessed with a single request."
 }
@@ -368,6 +380,7 @@ extension StoreError {
         switch self {
         case .stale: return .dataStale
         case .invalidPriority, .serverValue: return .invalidRequest
+        case .denied: return .permissionDenied
         case .persistence, .unavailable: return .unavailable
         }
     }
@@ -376,6 +389,7 @@ extension StoreError {
     var wireMessage: String {
         switch self {
         case .stale: return "Transaction hash does not match"
+        case .denied: return ResponseStatus.permissionDeniedMessage
         default: return description
         }
     }

@@ -1,0 +1,135 @@
+"""Security rules enforced over the wire (issue 5, acceptance 2): a denied listen, get, write or onDisconnect gets
+`permission_denied` and no data; a permitted one works; writes are judged against the whole tree (data on other
+shards included) with server values resolved; the admin credential bypasses the rules."""
+
+import json
+
+import pytest
+
+import tokens
+from conftest import Clients
+
+SECRET = "canopy-rules-secret-0123456789abcdef"
+DENIED = ("permission_denied", "Permission denied")
+
+RULES = {
+    "rules": {
+        "public": {".read": True, ".write": "auth != null"},
+        "users": {
+            "$uid": {
+                ".read": "auth != null && auth.uid == $uid",
+                ".write": "auth != null && auth.uid == $uid",
+                "age": {".validate": "newData.isNumber() && newData.val() >= 0"},
+                "seen": {".validate": "newData.val() == now"},
+            }
+        },
+        "posts": {
+            "$id": {
+                ".read": True,
+                ".write": "auth != null && !root.child('banned').child(auth.uid).exists()",
+                ".validate": "newData.hasChildren(['text'])",
+            }
+        },
+        "scores": {".read": "query.limitToFirst <= 10", ".indexOn": "points"},
+    }
+}
+
+
+@pytest.fixture(scope="module")
+def rules_server(tmp_path_factory):
+    from conftest import ServerFactory
+    path = tmp_path_factory.mktemp("rules") / "database.rules.json"
+    path.write_text(json.dumps(RULES))
+    factory = ServerFactory()
+    yield factory("--rules", str(path), "--auth-secret", SECRET)
+    factory.finish()
+
+
+def token(uid: str) -> str:
+    return tokens.hs256(SECRET, tokens.claims(uid))
+
+
+async def signed_in(clients, ns, uid):
+    client = await clients.connect(ns)
+    assert (await client.auth(token(uid))).ok
+    return client
+
+
+async def test_reads_are_granted_or_denied_with_no_data(rules_server, ns):
+    async with Clients(rules_server.port) as clients:
+        admin = await clients.connect(ns)
+        assert (await admin.auth("owner", action="gauth")).ok
+        assert (await admin.put("/users/alice", {"age": 30})).ok
+        anonymous = await clients.connect(ns)
+        view, response = await anonymous.listen("/users/alice")
+        assert (response.status, response.data) == DENIED
+        assert not [push for push in anonymous.pushes() if push.path.startswith("/users")]
+        response = await anonymous.get("/users/alice")
+        assert (response.status, response.data) == DENIED
+        alice = await signed_in(clients, ns, "alice")
+        view, response = await alice.listen("/users/alice")
+        assert response.ok and view.cache == {"age": 30}
+        _, response = await alice.listen("/users/bob")
+        assert response.status == "permission_denied"
+        _, response = await alice.listen("/users")  # rules are not filters: no grant at /users
+        assert response.status == "permission_denied"
+
+
+async def test_writes_need_write_and_validate_on_the_new_data(rules_server, ns):
+    async with Clients(rules_server.port) as clients:
+        anonymous = await clients.connect(ns)
+        assert (await anonymous.put("/public/x", 1)).status == "permission_denied"
+        alice = await signed_in(clients, ns, "alice")
+        assert (await alice.put("/public/x", 1)).ok
+        assert (await alice.put("/users/alice/age", 5)).ok
+        assert (await alice.put("/users/alice/age", -1)).status == "permission_denied"
+        assert (await alice.put("/users/bob/age", 5)).status == "permission_denied"
+        assert (await alice.put("/users/alice/seen", {".sv": "timestamp"})).ok, "newData of a server timestamp is now"
+        assert (await alice.put("/users/alice/seen", 12345)).status == "permission_denied"
+        # One denied path denies the whole update; nothing of it is applied.
+        response = await alice.merge("/", {"users/alice/age": 7, "users/bob/age": 7})
+        assert response.status == "permission_denied"
+        assert (await alice.get("/users/alice/age")).data == 5
+
+
+async def test_rules_read_data_on_other_shards_through_root(rules_server, ns):
+    async with Clients(rules_server.port) as clients:
+        admin = await clients.connect(ns)
+        assert (await admin.auth("owner", action="gauth")).ok
+        assert (await admin.put("/banned/mallory", True)).ok
+        mallory = await signed_in(clients, ns, "mallory")
+        bob = await signed_in(clients, ns, "bob")
+        assert (await mallory.put("/posts/p1", {"text": "spam"})).status == "permission_denied"
+        assert (await bob.put("/posts/p2", {"text": "hello"})).ok
+        assert (await bob.put("/posts/p3", {"title": "no text"})).status == "permission_denied"
+        assert (await admin.put("/banned/mallory", None)).ok
+        assert (await mallory.put("/posts/p1", {"text": "sorry"})).ok
+
+
+async def test_query_rules_and_the_admin_bypass(rules_server, ns):
+    async with Clients(rules_server.port) as clients:
+        client = await clients.connect(ns)
+        _, response = await client.listen("/scores", {"i": "points", "l": 10, "vf": "l"}, tag=1)
+        assert response.ok
+        _, response = await client.listen("/scores", {"i": "points", "l": 50, "vf": "l"}, tag=2)
+        assert response.status == "permission_denied"
+        admin = await clients.connect(ns)
+        assert (await admin.auth("owner", action="gauth")).ok
+        assert (await admin.put("/users/bob/age", -5)).ok, "the admin bypasses .validate too"
+        _, response = await admin.listen("/users")
+        assert response.ok
+
+
+async def test_ondisconnect_is_checked_when_registered(rules_server, ns):
+    async with Clients(rules_server.port) as clients:
+        alice = await signed_in(clients, ns, "alice")
+        denied = await alice.request("o", {"p": "/users/bob/age", "d": 1})
+        assert (denied.status, denied.data) == DENIED
+        denied = await alice.request("om", {"p": "/users", "d": {"alice/age": 1, "bob/age": 1}})
+        assert denied.status == "permission_denied"
+        allowed = await alice.request("o", {"p": "/users/alice/age", "d": 99})
+        assert allowed.ok
+        watcher = await signed_in(clients, ns, "alice")
+        view, _ = await watcher.listen("/users/alice")
+        await alice.close()
+        await watcher.wait_for(lambda entry: view.cache == {"age": 99}, 10, "the onDisconnect write")
