@@ -19,6 +19,8 @@ public struct GatewayConfiguration: Sendable {
     public var conflationThresholdBytes = 256 * 1024
     /// The security rules to enforce, or `nil` to allow every read and write (the emulator's open mode).
     public var rules: RuleSet?
+    /// Log every denied operation with each rule tried on the way down and its outcome.
+    public var explainDenials = false
     /// The rules' `.indexOn` declarations, for the `no_index` listen warning.
     public var indexes = IndexDeclarations()
     /// Server time in milliseconds since the Unix epoch (hello `ts`, server timestamps).

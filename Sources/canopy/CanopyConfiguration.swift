@@ -64,6 +64,7 @@ struct CanopyConfiguration: Decodable {
     struct Rules: Decodable {
         var path: String
         var allowOpen: Bool
+        var explainDenials: Bool
     }
 
     struct Log: Decodable {
@@ -109,7 +110,7 @@ enum ConfigurationLoader {
             "adminToken": NSNull(), "allowUnsignedTokens": false, "clockSkewSeconds": 60,
         ] as [String: Any],
         "gateway": ["conflationThresholdBytes": 262_144],
-        "rules": ["path": "Config/database.rules.json", "allowOpen": false] as [String: Any],
+        "rules": ["path": "Config/database.rules.json", "allowOpen": false, "explainDenials": false] as [String: Any],
         "log": ["format": "text", "level": "info"],
     ] }
 

@@ -10,6 +10,7 @@ enum GatewaySettings {
     static func makeGateway(from settings: CanopyConfiguration, rules: RuleSet?, logger: Logger) throws -> Gateway {
         var configuration = GatewayConfiguration()
         configuration.rules = rules
+        configuration.explainDenials = settings.rules.explainDenials
         configuration.indexes = IndexDeclarations(rules?.indexes ?? [])
         configuration.dataDirectory = settings.data.directory
         guard DataDirectory.isValidNamespace(settings.data.defaultNamespace) else {

@@ -56,6 +56,8 @@ struct Serve: ParsableCommand {
     var allowUnsignedTokens = false
     @Flag(help: "Serve open data (no rules enforced) on a non-loopback address.")
     var allowOpen = false
+    @Flag(help: "Log each denied operation with every rule tried and its outcome.")
+    var explainDenials = false
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
@@ -108,6 +110,7 @@ struct Serve: ParsableCommand {
         if allowUnsignedTokens { settings.auth.allowUnsignedTokens = true }
         if let rules { settings.rules.path = rules }
         if allowOpen { settings.rules.allowOpen = true }
+        if explainDenials { settings.rules.explainDenials = true }
         if let logFormat { settings.log.format = logFormat }
         if let logLevel { settings.log.level = logLevel }
         if let echoPath { settings.server.echoPath = echoPath }

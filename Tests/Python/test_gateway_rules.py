@@ -133,3 +133,20 @@ async def test_ondisconnect_is_checked_when_registered(rules_server, ns):
         view, _ = await watcher.listen("/users/alice")
         await alice.close()
         await watcher.wait_for(lambda entry: view.cache == {"age": 99}, 10, "the onDisconnect write")
+
+
+async def test_explain_denials_logs_each_rule_tried(start_server, tmp_path, ns):
+    path = tmp_path / "database.rules.json"
+    path.write_text(json.dumps(RULES))
+    server = start_server("--rules", str(path), "--auth-secret", SECRET, "--explain-denials", "--log-level", "notice")
+    async with Clients(server.port) as clients:
+        alice = await signed_in(clients, ns, "alice")
+        assert (await alice.put("/users/alice/age", -1)).status == "permission_denied"
+        _, response = await alice.listen("/users/bob")
+        assert response.status == "permission_denied"
+        await alice.sync()
+    log = server.log_path.read_text()
+    assert "denied write at /users/alice/age for uid alice" in log, log
+    assert "newData.isNumber() && newData.val() >= 0" in log, log
+    assert "denied read at /users/bob for uid alice" in log, log
+    assert "auth != null && auth.uid == $uid" in log, log

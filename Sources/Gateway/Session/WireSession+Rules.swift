@@ -1,7 +1,9 @@
 import Auth
 import DataModel
+import Logging
 import Rules
 import Store
+import Transport
 import Wire
 
 /// Security-rules checks for one connection (security-rules.md): reads when a listen or get arrives, writes inside
@@ -21,17 +23,30 @@ extension WireSession {
     /// Whether the connection may read `path` with `query` (`nil`: the whole location) now.
     func mayRead(_ path: Path, query: QueryParams?) -> Bool {
         guard let rules = gateway.configuration.rules, case .some(let auth) = rulesAuth else { return true }
-        let context = RulesContext(
+        var context = RulesContext(
             auth: auth, root: namespace.store.wholeTreeSnapshot ?? .empty, now: gateway.configuration.clock())
-        return rules.authorizeRead(at: path, query: query, context: context).allowed
+        guard !rules.authorizeRead(at: path, query: query, context: context).allowed else { return true }
+        if gateway.configuration.explainDenials {
+            context.explain = true
+            explain(rules.authorizeRead(at: path, query: query, context: context), "read", path, auth: auth)
+        }
+        return false
     }
 
     /// The authorizer the store runs for this connection's writes, `nil` when nothing is checked.
     func writeAuthorizer() -> WriteAuthorizer? {
         guard let rules = gateway.configuration.rules, case .some(let auth) = rulesAuth else { return nil }
+        let explainer = gateway.configuration.explainDenials ? DenialExplainer(session: self) : nil
         return { authorization in
-            let context = RulesContext(auth: auth, root: authorization.oldRoot, now: authorization.timestamp)
-            return Self.authorize(authorization.write, rules: rules, context: context, newRoot: authorization.newRoot)
+            var context = RulesContext(auth: auth, root: authorization.oldRoot, now: authorization.timestamp)
+            let write = authorization.write
+            let decision = Self.authorize(write, rules: rules, context: context, newRoot: authorization.newRoot)
+            if !decision.allowed, let explainer {
+                context.explain = true
+                let explained = Self.authorize(write, rules: rules, context: context, newRoot: authorization.newRoot)
+                explainer.explain(explained, "write", write.location, auth: auth)
+            }
+            return decision.allowed
         }
     }
 
@@ -42,18 +57,32 @@ extension WireSession {
         let now = gateway.configuration.clock()
         let root = namespace.store.wholeTreeSnapshot ?? .empty
         guard let newRoot = Self.applying(write, to: root, now: now) else { return false }
-        return Self.authorize(write, rules: rules, context: RulesContext(auth: auth, root: root, now: now),
-                              newRoot: newRoot)
+        var context = RulesContext(auth: auth, root: root, now: now)
+        guard !Self.authorize(write, rules: rules, context: context, newRoot: newRoot).allowed else { return true }
+        if gateway.configuration.explainDenials {
+            context.explain = true
+            explain(Self.authorize(write, rules: rules, context: context, newRoot: newRoot), "onDisconnect write",
+                    write.location, auth: auth)
+        }
+        return false
     }
 
-    private static func authorize(_ write: StoreWrite, rules: RuleSet, context: RulesContext, newRoot: Node) -> Bool {
+    /// Logs why an operation was denied: the path, the uid and each rule tried on the way down (`--explain-denials`).
+    func explain(_ decision: RulesDecision, _ operation: String, _ path: Path, auth: JSONValue?) {
+        let uid = auth?["uid"]?.stringValue ?? "null"
+        let steps = decision.trace.map { "\n  \($0)" }.joined()
+        gateway.logger.notice("denied \(operation) at \(path) for uid \(uid) (session \(sessionID)):\(steps)")
+    }
+
+    private static func authorize(_ write: StoreWrite, rules: RuleSet, context: RulesContext, newRoot: Node)
+        -> RulesDecision
+    {
         switch write {
         case .set(let target, _, _):
-            return rules.authorizeWrite(at: target.location, context: context, newRoot: newRoot).allowed
+            return rules.authorizeWrite(at: target.location, context: context, newRoot: newRoot)
         case .update(let path, let entries):
             return rules.authorizeUpdate(
-                at: path, changedPaths: entries.map(\.target.location), context: context, newRoot: newRoot
-            ).allowed
+                at: path, changedPaths: entries.map(\.target.location), context: context, newRoot: newRoot)
         }
     }
 
@@ -85,5 +114,25 @@ extension WireSession {
             for entry in entries where !place(entry.value, at: entry.target.below(base)) { return nil }
         }
         return result
+    }
+}
+
+/// Explains denied writes from the store's queue on the session's loop (the session is loop-owned).
+private struct DenialExplainer: Sendable {
+    let session: WireSession
+
+    func explain(_ decision: RulesDecision, _ operation: String, _ path: Path, auth: JSONValue?) {
+        let session = self.session
+        session.loop.execute { session.explain(decision, operation, path, auth: auth) }
+    }
+}
+
+extension StoreWrite {
+    /// The location a write is addressed to (an update's base path).
+    var location: Path {
+        switch self {
+        case .set(let target, _, _): return target.location
+        case .update(let path, _): return path
+        }
     }
 }
