@@ -5,6 +5,7 @@ import HTTPServer
 import Logging
 import Store
 import Synchronization
+import Transport
 import Wire
 
 /// The Firebase Realtime Database front end: routes `/.ws` to wire-protocol sessions and serves `/.metrics`.
@@ -68,7 +69,7 @@ public final class Gateway: Router {
             if let namespace = open[name] { return .success(namespace) }
             guard open.count < configuration.maxNamespaces else { return .failure(.tooMany(configuration.maxNamespaces)) }
             var storeConfiguration = StoreConfiguration(layout: configuration.shardLayout, clock: configuration.clock)
-            storeConfiguration.tracksWholeTree = configuration.rules != nil
+            storeConfiguration.tracksWholeTree = configuration.rules.rules != nil
             if let root = configuration.dataDirectory,
                let directory = DataDirectory.namespaceDirectory(root, namespace: name)
             {
@@ -91,6 +92,11 @@ public final class Gateway: Router {
     /// Includes the HTTP server's transport figures (connections, bytes out, slow consumers) in `/.metrics`.
     public func reportTransportMetrics(of server: HTTPServer) {
         self.server.withLock { $0 = server }
+    }
+
+    /// Re-checks every connection's listens against the rules now in force (after a reload).
+    public func recheckAllListens() {
+        for session in sessions.all { session.loop.execute { session.recheckListens() } }
     }
 
     /// Closes every namespace's store (final snapshot, journals closed); call once the server has stopped.

@@ -17,8 +17,9 @@ public struct GatewayConfiguration: Sendable {
     /// Pending outbound bytes above which a connection's listens are conflated: their pushes are skipped until the
     /// connection drains, then each gets its view's latest data in one push (see the README's backpressure policy).
     public var conflationThresholdBytes = 256 * 1024
-    /// The security rules to enforce, or `nil` to allow every read and write (the emulator's open mode).
-    public var rules: RuleSet?
+    /// The security rules to enforce (their ``RulesHolder/rules`` `nil`: every read and write is allowed, the
+    /// emulator's open mode).
+    public var rules = RulesHolder(nil)
     /// Log every denied operation with each rule tried on the way down and its outcome.
     public var explainDenials = false
     /// The rules' `.indexOn` declarations, for the `no_index` listen warning.

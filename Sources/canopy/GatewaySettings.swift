@@ -9,7 +9,7 @@ import Store
 enum GatewaySettings {
     static func makeGateway(from settings: CanopyConfiguration, rules: RuleSet?, logger: Logger) throws -> Gateway {
         var configuration = GatewayConfiguration()
-        configuration.rules = rules
+        configuration.rules = RulesHolder(rules, path: rules == nil ? nil : settings.rules.path)
         configuration.explainDenials = settings.rules.explainDenials
         configuration.indexes = IndexDeclarations(rules?.indexes ?? [])
         configuration.dataDirectory = settings.data.directory

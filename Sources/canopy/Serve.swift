@@ -82,6 +82,7 @@ struct Serve: ParsableCommand {
         }
         let server = HTTPServer(configuration: try ServerSettings.make(from: settings), router: gateway, logger: logger)
         gateway.reportTransportMetrics(of: server)
+        gateway.configuration.rules.watch(every: 1, logger: logger) { gateway.recheckAllListens() }
         let addresses = try server.start()
         for (index, address) in addresses.enumerated() {
             let scheme = index == 0 ? "http" : "https"
@@ -93,6 +94,7 @@ struct Serve: ParsableCommand {
         }
         SignalHandling.waitForTermination(logger: logger)
         logger.info("server.shutting_down")
+        gateway.configuration.rules.stop()
         server.shutdown()
         gateway.close()
     }

@@ -150,3 +150,51 @@ async def test_explain_denials_logs_each_rule_tried(start_server, tmp_path, ns):
     assert "newData.isNumber() && newData.val() >= 0" in log, log
     assert "denied read at /users/bob for uid alice" in log, log
     assert "auth != null && auth.uid == $uid" in log, log
+
+
+async def test_a_rules_reload_revokes_listens_no_longer_readable(start_server, tmp_path, ns):
+    import asyncio
+    path = tmp_path / "database.rules.json"
+    path.write_text(json.dumps({"rules": {"open": {".read": True, ".write": True},
+                                          "scores": {".read": True, ".write": True}}}))
+    server = start_server("--rules", str(path))
+    async with Clients(server.port) as clients:
+        client = await clients.connect(ns)
+        assert (await client.put("/open/x", 1)).ok
+        kept, response = await client.listen("/open")
+        assert response.ok
+        query = {"sp": 50, "sin": True, "i": "points"}
+        _, response = await client.listen("/scores", query, tag=4)
+        assert response.ok
+        _, response = await client.listen("/scores")
+        assert response.ok
+        # The new version closes /scores: both listens there are revoked, the tagged one with its query.
+        path.write_text(json.dumps({"rules": {"open": {".read": True, ".write": True}}}))
+        revoked = await client.next_push(path="/scores", action="c", timeout=10)
+        second = await client.next_push(path="/scores", action="c", timeout=10)
+        queries = sorted([json.dumps(p.payload.get("q")) for p in (revoked, second)])
+        assert queries == sorted([json.dumps(None), json.dumps([query])])
+        assert not [p for p in client.pushes() if p.action == "c" and p.path == "/open"]
+        assert (await client.put("/open/x", 2)).ok
+        assert kept.cache == 2 or kept.cache == {"x": 2}
+        # An invalid version is refused and the rules in force stay.
+        path.write_text('{"rules": {".read": "nope("}}')
+        await asyncio.sleep(2.5)
+        assert (await client.put("/open/x", 3)).ok
+        assert "kept the previous rules" in server.log_path.read_text()
+
+
+async def test_unauth_revokes_listens_that_needed_the_credential(rules_server, ns):
+    async with Clients(rules_server.port) as clients:
+        alice = await signed_in(clients, ns, "alice")
+        _, response = await alice.listen("/users/alice")
+        assert response.ok
+        _, response = await alice.listen("/posts")  # .read true at /posts/$id only: denied at /posts itself
+        assert response.status == "permission_denied"
+        _, response = await alice.listen("/public")
+        assert response.ok
+        assert (await alice.request("unauth", {})).ok
+        revoked = await alice.next_push(path="/users/alice", action="c", timeout=10)
+        assert "q" not in revoked.payload
+        await alice.sync()
+        assert not [p for p in alice.pushes() if p.action == "c" and p.path == "/public"]

@@ -22,6 +22,9 @@ final class SessionDirectory: Sendable {
 
     var count: Int { sessions.withLock { $0.count } }
 
+    /// Every live session.
+    var all: [WireSession] { sessions.withLock { Array($0.values) } }
+
     /// Listens held by all sessions.
     var listenCount: Int { listens.load(ordering: .relaxed) }
 

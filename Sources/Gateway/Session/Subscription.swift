@@ -14,6 +14,10 @@ final class Subscription: @unchecked Sendable {
     let tag: Int?
     /// The listened location.
     let path: Path
+    /// The query for read rules (`nil` for a default listen).
+    let filter: QueryParams?
+    /// The query object exactly as the client sent it, for a revocation (`c`).
+    let queryObject: JSONValue?
     /// The connection's event loop.
     let loop: EventLoop
 
@@ -28,11 +32,15 @@ final class Subscription: @unchecked Sendable {
     /// Set while the connection is too far behind: pushes are dropped until it drains and gets the latest data.
     var isConflated = false
 
-    init(session: WireSession, view: View, tag: Int?, path: Path, loop: EventLoop) {
+    init(session: WireSession, view: View, tag: Int?, path: Path, filter: QueryParams?, queryObject: JSONValue?,
+         loop: EventLoop)
+    {
         self.session = session
         self.view = view
         self.tag = tag
         self.path = path
+        self.filter = filter
+        self.queryObject = queryObject
         self.loop = loop
     }
 }

@@ -46,6 +46,8 @@ extension WireSession {
             gateway.logger.debug("auth rejected", metadata: ["reason": "\(reason)", "session": "\(sessionID)"])
             send(.failure(number, status: .invalidToken, message: "Could not parse auth token."))
         }
+        // Listens the new identity may not read are revoked (wire-protocol.md §6.2).
+        recheckListens()
     }
 
     /// Replaces the identity; a pending expiry of the previous credential no longer applies.
@@ -63,6 +65,7 @@ extension WireSession {
             guard let self, self.identityGeneration == generation, !self.webSocket.isClosed else { return }
             self.changeIdentity(to: .unauthenticated)
             self.send(.authRevoked(status: .expiredToken, reason: Self.expiredMessage))
+            self.recheckListens()
             self.loop.flushPending()
         }
     }

@@ -22,7 +22,7 @@ extension WireSession {
 
     /// Whether the connection may read `path` with `query` (`nil`: the whole location) now.
     func mayRead(_ path: Path, query: QueryParams?) -> Bool {
-        guard let rules = gateway.configuration.rules, case .some(let auth) = rulesAuth else { return true }
+        guard let rules = gateway.configuration.rules.rules, case .some(let auth) = rulesAuth else { return true }
         var context = RulesContext(
             auth: auth, root: namespace.store.wholeTreeSnapshot ?? .empty, now: gateway.configuration.clock())
         guard !rules.authorizeRead(at: path, query: query, context: context).allowed else { return true }
@@ -35,7 +35,7 @@ extension WireSession {
 
     /// The authorizer the store runs for this connection's writes, `nil` when nothing is checked.
     func writeAuthorizer() -> WriteAuthorizer? {
-        guard let rules = gateway.configuration.rules, case .some(let auth) = rulesAuth else { return nil }
+        guard let rules = gateway.configuration.rules.rules, case .some(let auth) = rulesAuth else { return nil }
         let explainer = gateway.configuration.explainDenials ? DenialExplainer(session: self) : nil
         return { authorization in
             var context = RulesContext(auth: auth, root: authorization.oldRoot, now: authorization.timestamp)
@@ -53,7 +53,7 @@ extension WireSession {
     /// Whether an onDisconnect operation may be registered: the write judged against the tree as it is now, with
     /// its server values resolved at this moment.
     func mayRegister(_ write: StoreWrite) -> Bool {
-        guard let rules = gateway.configuration.rules, case .some(let auth) = rulesAuth else { return true }
+        guard let rules = gateway.configuration.rules.rules, case .some(let auth) = rulesAuth else { return true }
         let now = gateway.configuration.clock()
         let root = namespace.store.wholeTreeSnapshot ?? .empty
         guard let newRoot = Self.applying(write, to: root, now: now) else { return false }
@@ -65,6 +65,16 @@ extension WireSession {
                     write.location, auth: auth)
         }
         return false
+    }
+
+    /// Re-checks every listen after the rules or the connection's identity changed, revoking (`c`) those it may no
+    /// longer read (wire-protocol.md §11: a tagged listen's `q` is sent back as the client sent it).
+    func recheckListens() {
+        for (key, subscription) in listens where !mayRead(subscription.path, query: subscription.filter) {
+            listens[key] = nil
+            detach(subscription)
+            send(.listenRevoked(path: subscription.path, query: subscription.queryObject))
+        }
     }
 
     /// Logs why an operation was denied: the path, the uid and each rule tried on the way down (`--explain-denials`).

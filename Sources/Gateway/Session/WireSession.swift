@@ -31,7 +31,7 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
     /// Writes of the current read pass not yet submitted, and their request numbers.
     private var pendingWrites: [StoreWrite] = []
     private var pendingWriteRequests: [Int] = []
-    private var listens: [ListenKey: Subscription] = [:]
+    var listens: [ListenKey: Subscription] = [:]
     private var onDisconnect = OnDisconnectQueue()
     /// Listens whose pushes are being skipped until the connection drains.
     private var conflated: [Subscription] = []
@@ -151,6 +151,7 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
         case .unauth:
             changeIdentity(to: .unauthenticated)
             send(.ok(request))
+            recheckListens()
         case .listen(let listen):
             self.listen(listen, request: request)
         case .unlisten(let unlisten):
@@ -233,7 +234,9 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
                  metrics: metrics)
         }
         if created { view.load(from: store) }
-        let subscription = Subscription(session: self, view: view, tag: listen.tag, path: listen.path, loop: loop)
+        let subscription = Subscription(
+            session: self, view: view, tag: listen.tag, path: listen.path, filter: listen.tag == nil ? nil : listen.query,
+            queryObject: listen.tag == nil ? nil : listen.queryObject, loop: loop)
         listens[listen.key] = subscription
         gateway.sessions.listensChanged(by: 1)
         metrics.listens.increment()
@@ -243,7 +246,7 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
             warnings: unindexed ? [ResponsePayload.noIndexWarning] : []))
     }
 
-    private func detach(_ subscription: Subscription) {
+    func detach(_ subscription: Subscription) {
         subscription.isActive = false
         subscription.view.unsubscribe(subscription)
         namespace.registry.release(subscription.view)

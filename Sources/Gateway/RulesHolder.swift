@@ -1,0 +1,73 @@
+import Foundation
+import Logging
+import Rules
+import Synchronization
+
+/// The rules in force, replaced atomically when the rules file changes.
+///
+/// Operations take the current rules when they start; a reload applies to every operation after it. The file is
+/// polled (modification time and size) rather than watched with inotify, so editors that save by renaming a new
+/// file over the old one are seen too. A file that no longer loads is reported and the old rules stay.
+public final class RulesHolder: Sendable {
+    private let current: Mutex<RuleSet?>
+    private let path: String?
+    private let stamp = Mutex<FileStamp?>(nil)
+    /// Set by ``watch(every:logger:reloaded:)`` and cleared by ``stop()``, both called from the start-up thread.
+    nonisolated(unsafe) private var timer: (any DispatchSourceTimer)?
+
+    /// Rules loaded from `path` (`nil` for fixed rules or none).
+    public init(_ rules: RuleSet?, path: String? = nil) {
+        current = Mutex(rules)
+        self.path = path
+        if let path { stamp.withLock { $0 = FileStamp(path: path) } }
+    }
+
+    /// The rules in force.
+    public var rules: RuleSet? {
+        current.withLock { $0 }
+    }
+
+    /// Checks the file every `interval` seconds and calls `reloaded` after a valid new version took effect.
+    public func watch(every interval: Double, logger: Logger, reloaded: @escaping @Sendable () -> Void) {
+        guard let path else { return }
+        let source = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "canopy.rules.watch"))
+        source.schedule(deadline: .now() + interval, repeating: interval)
+        source.setEventHandler { [self] in
+            let now = FileStamp(path: path)
+            let changed = stamp.withLock { previous in
+                defer { previous = now }
+                return previous != now
+            }
+            guard changed, now != nil else { return }
+            do {
+                let rules = try RuleSet.load(contentsOf: path)
+                current.withLock { $0 = rules }
+                logger.notice("reloaded security rules from \(path) (\(rules.coverage.count) rule expressions)")
+                reloaded()
+            } catch {
+                logger.error("kept the previous rules: \(path) does not load:\n\(error)")
+            }
+        }
+        timer = source
+        source.resume()
+    }
+
+    /// Stops watching.
+    public func stop() {
+        timer?.cancel()
+        timer = nil
+    }
+}
+
+/// A file's modification time and size, to notice a new version.
+private struct FileStamp: Equatable, Sendable {
+    let modified: Double
+    let size: UInt64
+
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        size = UInt64(info.st_size)
+    }
+}
