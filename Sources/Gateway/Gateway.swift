@@ -3,6 +3,7 @@ import DataModel
 import HTTP1
 import HTTPServer
 import Logging
+import Rules
 import Store
 import Synchronization
 import Transport
@@ -118,9 +119,10 @@ public final class Gateway: Router {
         let open = namespaces.withLock { Array($0.values) }
         let views = open.reduce(0) { $0 + $1.registry.count }
         let transport = server.withLock { $0.map(TransportFigures.init) }
+        let coverage = configuration.rules.rules.map { RuleCoverageExposition($0.coverage).bytes } ?? []
         let body = metrics.exposition(
             sessions: sessions.count, listens: sessions.listenCount, views: views, namespaces: open.count,
-            extra: transport?.exposition ?? [])
+            extra: (transport?.exposition ?? []) + coverage)
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; version=0.0.4")
         return HTTPResponse(status: .ok, headers: headers, body: body)

@@ -198,3 +198,16 @@ async def test_unauth_revokes_listens_that_needed_the_credential(rules_server, n
         assert "q" not in revoked.payload
         await alice.sync()
         assert not [p for p in alice.pushes() if p.action == "c" and p.path == "/public"]
+
+
+async def test_live_rule_coverage_is_in_the_metrics(rules_server, ns):
+    import urllib.request
+    async with Clients(rules_server.port) as clients:
+        alice = await signed_in(clients, ns, "alice")
+        assert (await alice.put("/users/alice/age", -3)).status == "permission_denied"
+    with urllib.request.urlopen(f"http://127.0.0.1:{rules_server.port}/.metrics", timeout=10) as response:
+        text = response.read().decode()
+    lines = [line for line in text.splitlines() if line.startswith("canopy_rule_evaluations_total{")]
+    assert any('rule="/users/$uid/age/.validate"' in line and 'outcome="false"' in line and not line.endswith(" 0")
+               for line in lines), lines
+    assert "newData.isNumber()" not in text, "rule source must not be exposed"
