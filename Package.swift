@@ -79,6 +79,7 @@ let package = Package(
             name: "StoreBench", dependencies: ["Store", "DataModel"], path: "Benchmarks/StoreBench",
             exclude: ["README.md"]),
         .executableTarget(name: "DataBench", dependencies: ["DataModel"], path: "Benchmarks/DataBench"),
+        .executableTarget(name: "RulesBench", dependencies: ["Rules", "DataModel"], path: "Benchmarks/RulesBench"),
 
         // MARK: - tests
         .executableTarget(
