@@ -348,9 +348,8 @@ class WireClient:
     async def get(self, path: str, query: dict | None = None, **kw) -> Response:
         return await self.request("g", {"p": path, "q": query or {}}, **kw)
 
-    async def listen(self, path: str, query: dict | None = None, tag: int | None = None, hash: str = "",
-                     **kw) -> tuple["View", Response]:
-        """Registers a view (so pushes are applied from the start) and sends the listen; returns both."""
+    def _register_view(self, path: str, query: dict | None, tag: int | None, hash: str) -> tuple["View", dict]:
+        """A new view registered on this client (so pushes apply from the start) and the listen body for it."""
         view = View(path, query, tag)
         self.views.append(view)
         body: dict[str, Any] = {"p": path, "h": hash}
@@ -358,6 +357,12 @@ class WireClient:
             body["q"] = query
         if tag is not None:
             body["t"] = tag
+        return view, body
+
+    async def listen(self, path: str, query: dict | None = None, tag: int | None = None, hash: str = "",
+                     **kw) -> tuple["View", Response]:
+        """Registers a view (so pushes are applied from the start) and sends the listen; returns both."""
+        view, body = self._register_view(path, query, tag, hash)
         response = await self.request("q", body, **kw)
         view.complete = response.ok
         if response.ok and isinstance(response.data, dict):
@@ -367,13 +372,7 @@ class WireClient:
     async def listen_nowait(self, path: str, query: dict | None = None, tag: int | None = None,
                             hash: str = "") -> tuple["View", asyncio.Future]:
         """Registers a view and sends the listen without waiting (as JS does before a transaction's put)."""
-        view = View(path, query, tag)
-        self.views.append(view)
-        body: dict[str, Any] = {"p": path, "h": hash}
-        if query is not None:
-            body["q"] = query
-        if tag is not None:
-            body["t"] = tag
+        view, body = self._register_view(path, query, tag, hash)
         return view, await self.send_request("q", body)
 
     async def unlisten(self, view: "View", **kw) -> Response:
