@@ -4,7 +4,8 @@ Fixture format (one JSON object per file):
 
 * ``server_args``: extra ``canopy serve`` flags (``<<secret>>`` is the HS256 test secret); ``tokens``: HS256 ID
   tokens to mint, ``{name: {"claims": {...}, "lifetime": seconds}}``; ``seed``: ``[{"path", "data"}]`` written before
-  the exchange by a separate connection; ``skip``: a reason not to run it.
+  the exchange by a separate connection; ``rules``: a rules document the server enforces; ``skip``: a reason not to
+  run it.
 * ``steps``, in order: ``{"client", "connect": {"params"}}`` opens ``/.ws?<params>``;
   ``{"client", "send": frame}`` sends one raw text frame; ``{"client", "send_split": message}`` sends a message
   split per §2.1 (``expect_frames`` lists the count frame and the piece lengths it must produce);
@@ -240,11 +241,15 @@ async def seed(port: int, fixture: dict) -> None:
 
 @pytest.mark.timeout(40)
 @pytest.mark.parametrize("path", FIXTURES, ids=[path.stem for path in FIXTURES])
-async def test_spec_exchange(path: Path, start_server):
+async def test_spec_exchange(path: Path, start_server, tmp_path):
     fixture = json.loads(path.read_text())
     if fixture.get("skip"):
         pytest.skip(fixture["skip"])
     args = [arg.replace("<<secret>>", SECRET) for arg in fixture.get("server_args", [])]
+    if "rules" in fixture:
+        rules = tmp_path / "database.rules.json"
+        rules.write_text(json.dumps(fixture["rules"]))
+        args += ["--rules", str(rules)]
     server = start_server(*args)
     await seed(server.port, fixture)
     exchange = Exchange(fixture, server.port)
