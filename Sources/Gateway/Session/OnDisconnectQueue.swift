@@ -38,7 +38,7 @@ struct OnDisconnectQueue {
 
     /// The queued operations as one write.
     var write: StoreWrite {
-        .update(.root, entries.map { StoreUpdateEntry($0.target, $0.value) })
+        .update(.root, entries.map { UpdateEntry(target: $0.target, value: $0.value) })
     }
 
     /// `value` at `base` as sets of its children, without the descendant at `relative` (non-empty).

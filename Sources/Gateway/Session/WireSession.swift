@@ -160,14 +160,13 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
         case .put(let put):
             write(.set(put.target, put.value, expectedHash: put.hash), request: request)
         case .merge(let merge):
-            write(.update(merge.path, merge.entries.map { StoreUpdateEntry($0.target, $0.value) }), request: request)
+            write(.update(merge.path, merge.entries), request: request)
         case .onDisconnectPut(let put):
             guard mayRegister(.set(put.target, put.value, expectedHash: nil)) else { return deny(request) }
             onDisconnect.remember(put.value, at: put.target)
             send(.ok(request))
         case .onDisconnectMerge(let merge):
-            let entries = merge.entries.map { StoreUpdateEntry($0.target, $0.value) }
-            guard mayRegister(.update(merge.path, entries)) else { return deny(request) }
+            guard mayRegister(.update(merge.path, merge.entries)) else { return deny(request) }
             for entry in merge.entries { onDisconnect.remember(entry.value, at: entry.target.below(merge.path)) }
             send(.ok(request))
         case .onDisconnectCancel(let path):
@@ -308,26 +307,28 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
 
     // MARK: - Sending
 
-    func send(_ message: ServerMessage) {
+    /// Sends a message, after any conflated listens caught up; returns `false` when it is too large to frame.
+    @discardableResult
+    func send(_ message: ServerMessage) -> Bool {
         catchUp()
-        guard let frames = try? FrameSplitter.frames(for: message.encoded()) else { return }
-        for frame in frames { webSocket.send(.text(frame)) }
+        guard let frames = try? FrameSplitter.frames(for: message.encoded()) else { return false }
+        sendFrames(frames)
+        return true
     }
 
     /// Sends a response that may be too large to frame; answers `too_big` instead when it is.
     private func send(_ message: ServerMessage, orAnswer request: Int) {
-        catchUp()
-        guard let frames = try? FrameSplitter.frames(for: message.encoded()) else {
-            send(.failure(request, status: .tooBig, message: ResponseStatus.tooBigMessage))
-            return
-        }
-        for frame in frames { webSocket.send(.text(frame)) }
+        if !send(message) { send(.failure(request, status: .tooBig, message: ResponseStatus.tooBigMessage)) }
     }
 
     private func sendPush(_ push: EncodedPush, tag: Int?) -> Bool {
         guard let frames = try? push.frames(tag: tag) else { return false }
-        for frame in frames { webSocket.send(.text(frame)) }
+        sendFrames(frames)
         return true
+    }
+
+    private func sendFrames(_ frames: [[UInt8]]) {
+        for frame in frames { webSocket.send(.text(frame)) }
     }
 
     // MARK: - Errors

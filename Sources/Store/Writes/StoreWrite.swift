@@ -25,22 +25,15 @@ public enum StoreWrite: Sendable {
     }
 }
 
-/// One entry of an update: where (relative to the update's path) and what.
-public struct UpdateEntry: Sendable {
-    /// The relative location; `.priority(of:)` sets the priority of the node there.
-    public var target: WriteTarget
-    /// The value, possibly with server values.
-    public var value: WriteValue
-
-    /// Creates an entry.
+extension UpdateEntry {
+    /// An entry writing `value` at the relative `target` (positional form, for building writes in code).
     public init(_ target: WriteTarget, _ value: WriteValue) {
-        self.target = target
-        self.value = value
+        self.init(target: target, value: value)
     }
 
     /// An entry writing a plain node at the relative `path`.
     public init(_ path: Path, _ node: Node) {
-        self.init(.node(path), WriteValue(node: node))
+        self.init(target: .node(path), value: WriteValue(node: node))
     }
 }
 
