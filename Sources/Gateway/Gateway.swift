@@ -137,7 +137,7 @@ enum NamespaceProblem: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .invalidName(let name): return "invalid namespace \"\(name.prefix(80))\""
+        case .invalidName(let name): return "invalid namespace \"\(name.prefix(80))\": use 1-63 of a-z A-Z 0-9 - _"
         case .tooMany(let limit): return "too many namespaces open (limit \(limit))"
         case .storeFailed(let name, let error): return "namespace \(name) is unavailable: \(error)"
         }
@@ -145,12 +145,8 @@ enum NamespaceProblem: Error, CustomStringConvertible {
 
     var response: HTTPResponse {
         switch self {
-        case .invalidName(let name):
-            return .error(.badRequest, message: "invalid namespace \"\(name.prefix(80))\": use 1-63 of a-z A-Z 0-9 - _")
-        case .tooMany(let limit):
-            return .error(.serviceUnavailable, message: "too many namespaces open (limit \(limit))")
-        case .storeFailed(let name, let error):
-            return .error(.serviceUnavailable, message: "namespace \(name) is unavailable: \(error)")
+        case .invalidName: return .error(.badRequest, message: description)
+        case .tooMany, .storeFailed: return .error(.serviceUnavailable, message: description)
         }
     }
 }

@@ -21,7 +21,7 @@ enum AccessPolicy {
                 throw ConfigurationError(description: error.errors.map(\.description).joined(separator: "\n"))
             }
         }
-        let loopbackOnly = ["127.0.0.1", "::1", "localhost"].contains(settings.server.host)
+        let loopbackOnly = settings.listensOnLoopbackOnly
         guard loopbackOnly || settings.rules.allowOpen else {
             throw ConfigurationError(description: """
                 no rules file at \(path), so every client could read and write everything: add the rules file, \

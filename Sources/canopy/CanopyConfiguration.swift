@@ -19,6 +19,11 @@ struct CanopyConfiguration: Decodable {
         var broadcastPath: String?
     }
 
+    /// Whether the server listens on a loopback address only (what the emulator-style defaults need).
+    var listensOnLoopbackOnly: Bool {
+        ["127.0.0.1", "::1", "localhost"].contains(server.host)
+    }
+
     struct WebSocket: Decodable {
         var maxMessageBytes: Int
         var permessageDeflate: Bool

@@ -26,7 +26,7 @@ enum GatewaySettings {
         configuration.shardLayout = ShardLayout(count: shards, depth: settings.data.shardDepth)
         configuration.conflationThresholdBytes = max(0, settings.gateway.conflationThresholdBytes)
 
-        let loopbackOnly = ["127.0.0.1", "::1", "localhost"].contains(settings.server.host)
+        let loopbackOnly = settings.listensOnLoopbackOnly
         let auth = AuthConfiguration(
             hs256Secret: settings.auth.secret, publicKeysPath: settings.auth.publicKeys,
             audience: settings.auth.audience, issuer: settings.auth.issuer, adminToken: settings.auth.adminToken,
