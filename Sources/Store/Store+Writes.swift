@@ -55,7 +55,7 @@ extension Store {
         -> Result<WriteOutcome, StoreError>
     {
         let applied: LocalWrite.Applied
-        if let wholeTree {
+        if let wholeTree, let authorizer {
             // Plan on a copy, so a refused write leaves the shard untouched; the whole tree moves in the same step.
             let timestamp = clock()
             var candidate = shard.state
@@ -74,6 +74,7 @@ extension Store {
             } catch {
                 return .failure(error)
             }
+            wholeTree?.advance(by: applied.changes)
         }
         shard.state.sequence += 1
         let sequence = shard.state.sequence
@@ -115,10 +116,13 @@ extension Store {
                 release(participants, rejecting: error, completion: completion)
                 return
             }
-            if let wholeTree, !wholeTree.advance(by: changes, of: write, timestamp: timestamp, authorizer: authorizer) {
+            if let authorizer, let wholeTree,
+               !wholeTree.advance(by: changes, of: write, timestamp: timestamp, authorizer: authorizer)
+            {
                 release(participants, rejecting: .denied, completion: completion)
                 return
             }
+            if authorizer == nil { wholeTree?.advance(by: changes) }
             let outcome = WriteOutcome(changes: changes)
             let tag = TransactionTag(id: id, participants: participants)
             let durability = TransactionDurability(parts: participants.count) { result in

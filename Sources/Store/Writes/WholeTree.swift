@@ -36,19 +36,23 @@ final class WholeTree: Sendable {
         root.withLock { $0 }
     }
 
-    /// Applies `changes` if `authorizer` (when given) allows the result; returns whether they were applied.
-    func advance(by changes: [Change], of write: StoreWrite, timestamp: Double, authorizer: WriteAuthorizer?) -> Bool {
+    /// Applies `changes` if `authorizer` allows the result; returns whether they were applied.
+    func advance(by changes: [Change], of write: StoreWrite, timestamp: Double, authorizer: WriteAuthorizer) -> Bool {
         root.withLock { current in
             var next = current
             for change in changes { next.set(change.newValue, at: change.path) }
-            if let authorizer,
-               !authorizer(WriteAuthorization(
-                   write: write, oldRoot: current, newRoot: next, timestamp: timestamp, changes: changes))
-            {
-                return false
-            }
+            guard authorizer(WriteAuthorization(
+                write: write, oldRoot: current, newRoot: next, timestamp: timestamp, changes: changes))
+            else { return false }
             current = next
             return true
+        }
+    }
+
+    /// Applies `changes` of a write nobody needs to authorize, in place.
+    func advance(by changes: [Change]) {
+        root.withLock { current in
+            for change in changes { current.set(change.newValue, at: change.path) }
         }
     }
 }
