@@ -92,21 +92,7 @@ for binary in "$ws_load" "$nio_bin"; do
 done
 
 # ---------------------------------------------------------------------------------------------- servers
-server_pid=""
-server_port=""
-
-stop_server() {
-    if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
-        kill -TERM "$server_pid" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$server_pid" 2>/dev/null || true
-        wait "$server_pid" 2>/dev/null || true
-    fi
-    server_pid=""
-    server_port=""
-}
-trap stop_server EXIT
-trap 'stop_server; exit 130' INT TERM
+source "$here/server-lifecycle.sh"
 
 # start_server NAME LOG: starts a fresh server and sets server_pid and server_port.
 start_server() {
