@@ -22,6 +22,8 @@ public final class Gateway: Router {
     /// Verifies `auth` / `gauth` credentials.
     let tokenVerifier: TokenVerifier
     let sessions = SessionDirectory()
+    /// The live REST event streams.
+    let streams = StreamDirectory()
     private let namespaces = Mutex<[String: Namespace]>([:])
     private let server = Mutex<HTTPServer?>(nil)
 
@@ -38,8 +40,10 @@ public final class Gateway: Router {
             return webSocketRoute(request)
         case "/.metrics" where request.head.method == "GET":
             return .respond(metricsResponse())
+        case let path where Self.adminPaths.contains(path):
+            return adminRoute(request)
         default:
-            return .respond(.error(.notFound, message: "no route for \(request.head.path)"))
+            return restRoute(request, context: context)
         }
     }
 
@@ -70,7 +74,9 @@ public final class Gateway: Router {
             if let namespace = open[name] { return .success(namespace) }
             guard open.count < configuration.maxNamespaces else { return .failure(.tooMany(configuration.maxNamespaces)) }
             var storeConfiguration = StoreConfiguration(layout: configuration.shardLayout, clock: configuration.clock)
-            storeConfiguration.tracksWholeTree = configuration.rules.rules != nil
+            // Rules read the whole tree (`root`); it is kept even without rules, since an admin may put rules in
+            // force at any time (`PUT /.settings/rules.json`, as the Firebase CLI does against an emulator).
+            storeConfiguration.tracksWholeTree = true
             if let root = configuration.dataDirectory,
                let directory = DataDirectory.namespaceDirectory(root, namespace: name)
             {
@@ -90,14 +96,25 @@ public final class Gateway: Router {
         }
     }
 
+    /// The names of the open namespaces, sorted.
+    var openNamespaceNames: [String] {
+        namespaces.withLock { $0.keys.sorted() }
+    }
+
     /// Includes the HTTP server's transport figures (connections, bytes out, slow consumers) in `/.metrics`.
     public func reportTransportMetrics(of server: HTTPServer) {
         self.server.withLock { $0 = server }
     }
 
+    /// The `.indexOn` declarations of the rules in force.
+    var indexes: IndexDeclarations {
+        IndexDeclarations(configuration.rules.rules?.indexes ?? [])
+    }
+
     /// Re-checks every connection's listens against the rules now in force (after a reload).
     public func recheckAllListens() {
         for session in sessions.all { session.loop.execute { session.recheckListens() } }
+        for stream in streams.all { stream.loop.execute { stream.recheck() } }
     }
 
     /// Closes every namespace's store (final snapshot, journals closed); call once the server has stopped.
@@ -122,6 +139,7 @@ public final class Gateway: Router {
         let coverage = configuration.rules.rules.map { RuleCoverageExposition($0.coverage).bytes } ?? []
         let body = metrics.exposition(
             sessions: sessions.count, listens: sessions.listenCount, views: views, namespaces: open.count,
+            streams: streams.count,
             extra: (transport?.exposition ?? []) + coverage)
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; version=0.0.4")

@@ -22,8 +22,15 @@ public struct GatewayConfiguration: Sendable {
     public var rules = RulesHolder(nil)
     /// Log every denied operation with each rule tried on the way down and its outcome.
     public var explainDenials = false
-    /// The rules' `.indexOn` declarations, for the `no_index` listen warning.
-    public var indexes = IndexDeclarations()
+    /// Refuse REST queries ordered by a child or by value that the rules in force do not index (400, as Firebase);
+    /// without rules every query is served.
+    public var restRequiresIndexes = true
+    /// Origins allowed to call the REST API from a browser; empty allows every origin (`*`).
+    public var corsOrigins: [String] = []
+    /// Quiet seconds after which an event stream gets a `keep-alive` event.
+    public var streamKeepAliveSeconds = 30.0
+    /// Unsent bytes at which an event stream whose client stopped reading is cut off.
+    public var streamCutOffBytes = 1024 * 1024
     /// Server time in milliseconds since the Unix epoch (hello `ts`, server timestamps).
     public var clock: @Sendable () -> Double = StoreConfiguration.systemClock
 

@@ -31,11 +31,18 @@ public final class GatewayMetrics: Sendable {
     let protocolErrors: CoreMetrics.Counter
     /// Wire sessions opened.
     let sessions: CoreMetrics.Counter
+    /// REST requests answered (not counting event streams).
+    let restRequests: CoreMetrics.Counter
+    /// REST event streams opened.
+    let streamsOpened: CoreMetrics.Counter
+    /// Event streams cut off because their client stopped reading.
+    let streamsCutOff: CoreMetrics.Counter
 
     private let liveSessions: CoreMetrics.Gauge
     private let liveListens: CoreMetrics.Gauge
     private let liveViews: CoreMetrics.Gauge
     private let liveNamespaces: CoreMetrics.Gauge
+    private let liveStreams: CoreMetrics.Gauge
 
     init() {
         let factory = PrometheusMetricsFactory(registry: registry)
@@ -56,15 +63,20 @@ public final class GatewayMetrics: Sendable {
         messagesReceived = counter("canopy_wire_messages_received_total")
         protocolErrors = counter("canopy_wire_protocol_errors_total")
         sessions = counter("canopy_wire_sessions_total")
+        restRequests = counter("canopy_rest_requests_total")
+        streamsOpened = counter("canopy_event_streams_total")
+        streamsCutOff = counter("canopy_event_streams_cut_off_total")
         liveSessions = gauge("canopy_wire_sessions")
         liveListens = gauge("canopy_listens")
         liveViews = gauge("canopy_views")
         liveNamespaces = gauge("canopy_namespaces")
+        liveStreams = gauge("canopy_event_streams")
     }
 
     /// Records the live gauges and returns every metric in the Prometheus text format.
-    func exposition(sessions: Int, listens: Int, views: Int, namespaces: Int, extra: [UInt8]) -> [UInt8] {
+    func exposition(sessions: Int, listens: Int, views: Int, namespaces: Int, streams: Int, extra: [UInt8]) -> [UInt8] {
         liveSessions.record(sessions)
+        liveStreams.record(streams)
         liveListens.record(listens)
         liveViews.record(views)
         liveNamespaces.record(namespaces)

@@ -3,28 +3,50 @@ import Logging
 import Rules
 import Synchronization
 
-/// The rules in force, replaced atomically when the rules file changes.
+/// The rules in force, replaced atomically when the rules file changes or an admin uploads new rules.
 ///
 /// Operations take the current rules when they start; a reload applies to every operation after it. The file is
 /// polled (modification time and size) rather than watched with inotify, so editors that save by renaming a new
 /// file over the old one are seen too. A file that no longer loads is reported and the old rules stay.
 public final class RulesHolder: Sendable {
-    private let current: Mutex<RuleSet?>
+    private let current: Mutex<InForce>
     private let path: String?
     private let stamp = Mutex<FileStamp?>(nil)
     /// Set by ``watch(every:logger:reloaded:)`` and cleared by ``stop()``, both called from the start-up thread.
     nonisolated(unsafe) private var timer: (any DispatchSourceTimer)?
 
-    /// Rules loaded from `path` (`nil` for fixed rules or none).
+    /// The rules and the text they were compiled from.
+    private struct InForce: Sendable {
+        var rules: RuleSet?
+        var source: [UInt8]?
+    }
+
+    /// Rules loaded from `path` (`nil` for fixed rules or none); the file's text is kept for `/.settings/rules.json`.
     public init(_ rules: RuleSet?, path: String? = nil) {
-        current = Mutex(rules)
+        let source = path.flatMap { FileManager.default.contents(atPath: $0) }.map { [UInt8]($0) }
+        current = Mutex(InForce(rules: rules, source: source))
         self.path = path
         if let path { stamp.withLock { $0 = FileStamp(path: path) } }
     }
 
     /// The rules in force.
     public var rules: RuleSet? {
-        current.withLock { $0 }
+        current.withLock { $0.rules }
+    }
+
+    /// The text of the rules in force, `nil` when there are none or they were not loaded from text.
+    public var source: [UInt8]? {
+        current.withLock { $0.source }
+    }
+
+    /// Compiles `source` and puts it in force for every operation from now on (the admin's
+    /// `PUT /.settings/rules.json`); the file, if any, stays as it is and takes over again when it changes.
+    ///
+    /// - Throws: ``RulesLoadError`` with every error; the rules in force stay.
+    public func replace(with source: [UInt8], fileName: String) throws(RulesLoadError) -> RuleSet {
+        let rules = try RuleSet(source: source, fileName: fileName)
+        current.withLock { $0 = InForce(rules: rules, source: source) }
+        return rules
     }
 
     /// Checks the file every `interval` seconds and calls `reloaded` after a valid new version took effect.
@@ -41,7 +63,8 @@ public final class RulesHolder: Sendable {
             guard changed, now != nil else { return }
             do {
                 let rules = try RuleSet.load(contentsOf: path)
-                current.withLock { $0 = rules }
+                let source = FileManager.default.contents(atPath: path).map { [UInt8]($0) }
+                current.withLock { $0 = InForce(rules: rules, source: source) }
                 logger.notice("reloaded security rules from \(path) (\(rules.coverage.count) rule expressions)")
                 reloaded()
             } catch {

@@ -15,9 +15,9 @@ public struct HTTPStatus: Sendable, Equatable, Hashable, CustomStringConvertible
     /// The code and phrase as on a status line, for example `404 Not Found`.
     public var description: String { "\(code) \(reasonPhrase)" }
 
-    /// Whether responses with this status may carry neither content nor `Content-Length`: 1xx and 204
+    /// Whether responses with this status carry no content and no `Content-Length`: 1xx, 204 and 304
     /// (RFC 9110 §6.4.1, §8.6).
-    public var forbidsContent: Bool { code < 200 || code == 204 }
+    public var forbidsContent: Bool { code < 200 || code == 204 || code == 304 }
 
     // MARK: - 1xx
 
@@ -36,6 +36,11 @@ public struct HTTPStatus: Sendable, Equatable, Hashable, CustomStringConvertible
     public static let noContent = HTTPStatus(code: 204, reasonPhrase: "No Content")
 
     // MARK: - 4xx
+
+    // MARK: - 3xx
+
+    /// 304 Not Modified: a conditional GET whose `If-None-Match` still matches; no content (RFC 9110 §15.4.5).
+    public static let notModified = HTTPStatus(code: 304, reasonPhrase: "Not Modified")
 
     /// 400 Bad Request: malformed syntax or framing.
     public static let badRequest = HTTPStatus(code: 400, reasonPhrase: "Bad Request")

@@ -26,6 +26,31 @@ public final class ResponseStream: @unchecked Sendable {
         owner?.sendPlaintext(HTTPChunkedEncoding.encodeChunk(bytes))
     }
 
+    /// Sends bytes already framed as one or more HTTP/1.1 chunks (shared by many streams, see
+    /// ``encodeSharedChunk(_:)``).
+    public func sendChunk(_ chunk: ByteChunk) {
+        loop.assertInLoop()
+        owner?.sendPlaintext(chunk)
+    }
+
+    /// Frames `bytes` once as an HTTP/1.1 chunk to share across streams.
+    public static func encodeSharedChunk(_ bytes: [UInt8]) -> ByteChunk {
+        ByteChunk(copying: HTTPChunkedEncoding.encodeChunk(bytes))
+    }
+
+    /// Writes queued output to the socket now instead of at the end of the loop's pass (for a caller that must
+    /// know how much the peer has really not taken yet).
+    public func flushNow() {
+        loop.assertInLoop()
+        owner?.connection.flushNow()
+    }
+
+    /// Closes the connection at once, dropping unsent output (a consumer too far behind).
+    public func cutOff() {
+        loop.assertInLoop()
+        owner?.connection.close(reason: .slowConsumer)
+    }
+
     /// Unwritten outbound bytes on the connection.
     public var pendingOutboundBytes: Int { owner?.connection.pendingOutboundBytes ?? 0 }
 

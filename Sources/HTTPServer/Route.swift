@@ -6,6 +6,9 @@ public enum Route: Sendable {
     case respond(HTTPResponse)
     /// Upgrade to WebSocket; `makeDelegate` is called on the connection's loop once the 101 is sent.
     case webSocket(makeDelegate: @Sendable (WebSocketSession) -> any WebSocketSessionDelegate)
+    /// Answer later: `answer` receives a ``PendingResponse`` to complete from any thread, exactly once. Requests
+    /// pipelined behind this one wait, so responses leave in request order (RFC 9112 §9.3.2).
+    case deferred(_ answer: @Sendable (PendingResponse) -> Void)
     /// Start a streaming response (server-sent events): `head` is sent, then `start` receives the
     /// stream on the connection's loop. The connection carries nothing else afterwards.
     case stream(head: HTTPResponseHead, start: @Sendable (ResponseStream) -> Void)

@@ -21,6 +21,8 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     private let tls: TLSSession?
     private var parser: HTTPRequestParser
     private var mode = Mode.http
+    /// Set while a deferred response is outstanding: later pipelined requests wait in the parser.
+    private var awaitingResponse = false
     private let handshakeTimeout: UInt64
 
     init(connection: Connection, server: HTTPServer, tls: TLSSession?) {
@@ -70,7 +72,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     }
 
     private func processRequests() {
-        while case .http = mode, !connection.isClosed, let event = parser.next() {
+        while case .http = mode, !awaitingResponse, !connection.isClosed, let event = parser.next() {
             switch event {
             case .expectContinue:
                 sendPlaintext(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
@@ -96,6 +98,9 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             } else {
                 respondAndClose(response, reason: "request done")
             }
+        case .deferred(let answer):
+            awaitingResponse = true
+            answer(PendingResponse(owner: self, keepAlive: request.head.keepAlive))
         case .webSocket(let makeDelegate):
             upgrade(request, makeDelegate: makeDelegate)
         case .stream(let head, let start):
@@ -121,6 +126,18 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             session.delegate?.webSocketSessionDidOpen(session)
             let leftover = parser.takeUnparsedBytes()
             if !leftover.isEmpty { leftover.withUnsafeBytes { session.bytesReceived($0) } }
+        }
+    }
+
+    /// Sends the answer to a deferred request, then goes on with requests that arrived behind it.
+    func completeDeferred(_ response: HTTPResponse, keepAlive: Bool) {
+        guard awaitingResponse, !connection.isClosed else { return }
+        awaitingResponse = false
+        if keepAlive {
+            sendPlaintext(response.encoded())
+            processRequests()
+        } else {
+            respondAndClose(response, reason: "request done")
         }
     }
 

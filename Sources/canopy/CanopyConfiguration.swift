@@ -66,6 +66,12 @@ struct CanopyConfiguration: Decodable {
         var conflationThresholdBytes: Int
     }
 
+    struct REST: Decodable {
+        var corsOrigins: [String]
+        var keepAliveSeconds: Double
+        var requireIndexes: Bool
+    }
+
     struct Rules: Decodable {
         var path: String
         var allowOpen: Bool
@@ -84,6 +90,7 @@ struct CanopyConfiguration: Decodable {
     var data: Data
     var auth: Auth
     var gateway: Gateway
+    var rest: REST
     var rules: Rules
     var log: Log
 }
@@ -115,6 +122,7 @@ enum ConfigurationLoader {
             "adminToken": NSNull(), "allowUnsignedTokens": false, "clockSkewSeconds": 60,
         ] as [String: Any],
         "gateway": ["conflationThresholdBytes": 262_144],
+        "rest": ["corsOrigins": [String](), "keepAliveSeconds": 30, "requireIndexes": true] as [String: Any],
         "rules": ["path": "Config/database.rules.json", "allowOpen": false, "explainDenials": false] as [String: Any],
         "log": ["format": "text", "level": "info"],
     ] }

@@ -11,7 +11,6 @@ enum GatewaySettings {
         var configuration = GatewayConfiguration()
         configuration.rules = RulesHolder(rules, path: rules == nil ? nil : settings.rules.path)
         configuration.explainDenials = settings.rules.explainDenials
-        configuration.indexes = IndexDeclarations(rules?.indexes ?? [])
         configuration.dataDirectory = settings.data.directory
         guard DataDirectory.isValidNamespace(settings.data.defaultNamespace) else {
             throw ValidationError("data.defaultNamespace must be 1-63 of a-z A-Z 0-9 - _")
@@ -25,6 +24,11 @@ enum GatewaySettings {
         let shards = settings.data.shards > 0 ? settings.data.shards : StoreConfiguration.defaultShardCount
         configuration.shardLayout = ShardLayout(count: shards, depth: settings.data.shardDepth)
         configuration.conflationThresholdBytes = max(0, settings.gateway.conflationThresholdBytes)
+        configuration.corsOrigins = settings.rest.corsOrigins
+        guard settings.rest.keepAliveSeconds > 0 else { throw ValidationError("rest.keepAliveSeconds must be positive") }
+        configuration.streamKeepAliveSeconds = settings.rest.keepAliveSeconds
+        configuration.restRequiresIndexes = settings.rest.requireIndexes
+        configuration.streamCutOffBytes = max(1, settings.outbound.highWaterMarkBytes)
 
         let loopbackOnly = settings.listensOnLoopbackOnly
         let auth = AuthConfiguration(

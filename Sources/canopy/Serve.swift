@@ -56,6 +56,10 @@ struct Serve: ParsableCommand {
     var allowUnsignedTokens = false
     @Flag(help: "Serve open data (no rules enforced) on a non-loopback address.")
     var allowOpen = false
+    @Option(help: "Largest request body in bytes; larger ones get 413 (default 16 MiB).")
+    var maxBodyBytes: Int?
+    @Option(name: .customLong("cors-origin"), help: "Origin allowed to call the REST API from a browser (repeatable; default: any).")
+    var corsOrigins: [String] = []
     @Flag(help: "Log each denied operation with every rule tried and its outcome.")
     var explainDenials = false
 
@@ -118,6 +122,8 @@ struct Serve: ParsableCommand {
         if let echoPath { settings.server.echoPath = echoPath }
         if let broadcastPath { settings.server.broadcastPath = broadcastPath }
         if let maxConnections { settings.server.maxConnections = maxConnections }
+        if let maxBodyBytes { settings.server.maxBodyBytes = maxBodyBytes }
+        if !corsOrigins.isEmpty { settings.rest.corsOrigins = corsOrigins }
         if let tlsCert { settings.tls.certificate = tlsCert; settings.tls.enabled = true }
         if let tlsKey { settings.tls.privateKey = tlsKey }
         if let tlsPort { settings.tls.port = tlsPort }

@@ -1,17 +1,17 @@
 import DataModel
 import Transport
 
-/// One listen of one connection on a shared ``View``.
+/// One listen of one connection (wire session or event stream) on a shared ``View``.
 ///
 /// Immutable facts plus two groups of mutable state with different owners: ``slot`` belongs to the view's lock,
 /// everything else to the connection's event loop.
 final class Subscription: @unchecked Sendable {
     /// The listening connection.
-    let session: WireSession
+    let subscriber: any ViewSubscriber
     /// The shared view.
     let view: View
-    /// The client's tag for a query listen, `nil` for a default listen.
-    let tag: Int?
+    /// How pushes are encoded for it.
+    let format: DeliveryFormat
     /// The listened location.
     let path: Path
     /// The query for read rules (`nil` for a default listen).
@@ -32,15 +32,23 @@ final class Subscription: @unchecked Sendable {
     /// Set while the connection is too far behind: pushes are dropped until it drains and gets the latest data.
     var isConflated = false
 
-    init(session: WireSession, view: View, tag: Int?, path: Path, filter: QueryParams?, queryObject: JSONValue?,
-         loop: EventLoop)
+    init(subscriber: any ViewSubscriber, view: View, format: DeliveryFormat, path: Path, filter: QueryParams?,
+         queryObject: JSONValue?, loop: EventLoop)
     {
-        self.session = session
+        self.subscriber = subscriber
         self.view = view
-        self.tag = tag
+        self.format = format
         self.path = path
         self.filter = filter
         self.queryObject = queryObject
         self.loop = loop
+    }
+}
+
+extension Subscription {
+    /// The client's tag of a wire listen on a query, `nil` for a default listen or an event stream.
+    var tag: Int? {
+        if case .wire(let tag) = format { return tag }
+        return nil
     }
 }

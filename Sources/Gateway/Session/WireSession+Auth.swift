@@ -6,18 +6,6 @@ import Logging
 import Transport
 import Wire
 
-/// Who a connection is, as the security rules will see it.
-enum ConnectionIdentity: Sendable {
-    /// No credential: rules see `auth == null`.
-    case unauthenticated
-    /// The admin credential: rules are bypassed.
-    case admin
-    /// A verified user token: rules see its claims.
-    case user(AuthIdentity)
-    /// The admin credential with an auth override (`authvar`, or `noauth` for `nil`): rules see that value.
-    case override(JSONValue?)
-}
-
 extension WireSession {
     /// `auth` / `gauth` (wire-protocol.md §6.2): verify the credential and replace the connection's identity.
     func authenticate(_ request: AuthRequest, request number: Int) {

@@ -14,7 +14,7 @@ import Wire
 /// ``Subscription``s on shared ``View``s; writes go to the namespace's store and are acknowledged from the store's
 /// completion, which the store runs after the change was published, so a writer's own listens see its write
 /// before its `ok` (§6.8). Everything mutable here belongs to ``loop``.
-final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
+final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Sendable {
     /// The session id sent in the hello; clients send it back as `ls` when they reconnect.
     let sessionID: String
     let webSocket: WebSocketSession
@@ -162,11 +162,11 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
         case .merge(let merge):
             write(.update(merge.path, merge.entries), request: request)
         case .onDisconnectPut(let put):
-            guard mayRegister(.set(put.target, put.value, expectedHash: nil)) else { return deny(request) }
+            guard rulesGate.mayRegister(.set(put.target, put.value, expectedHash: nil)) else { return deny(request) }
             onDisconnect.remember(put.value, at: put.target)
             send(.ok(request))
         case .onDisconnectMerge(let merge):
-            guard mayRegister(.update(merge.path, merge.entries)) else { return deny(request) }
+            guard rulesGate.mayRegister(.update(merge.path, merge.entries)) else { return deny(request) }
             for entry in merge.entries { onDisconnect.remember(entry.value, at: entry.target.below(merge.path)) }
             send(.ok(request))
         case .onDisconnectCancel(let path):
@@ -192,7 +192,7 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
         let writes = pendingWrites
         pendingWrites.removeAll()
         pendingWriteRequests.removeAll()
-        namespace.store.write(batch: writes, authorizer: writeAuthorizer()) { [self] index, result in
+        namespace.store.write(batch: writes, authorizer: rulesGate.writeAuthorizer()) { [self] index, result in
             loop.execute { self.answerWrite(result, request: requests[index]) }
         }
     }
@@ -224,22 +224,15 @@ final class WireSession: WebSocketSessionDelegate, @unchecked Sendable {
     private func listen(_ listen: ListenRequest, request: Int) {
         if let previous = listens.removeValue(forKey: listen.key) { detach(previous) }
         guard mayRead(listen.path, query: listen.tag == nil ? nil : listen.query) else { return deny(request) }
-        let query = listen.viewQuery
-        let key = ViewKey(path: listen.path, query: query)
-        let store = namespace.store
-        let metrics = self.metrics
-        let (view, created) = namespace.registry.acquire(key) {
-            View(key: key, query: query, owner: store.shard(for: listen.path), shardCount: store.layout.count,
-                 metrics: metrics)
-        }
-        if created { view.load(from: store) }
+        let view = namespace.acquireView(at: listen.path, query: listen.viewQuery, metrics: metrics)
         let subscription = Subscription(
-            session: self, view: view, tag: listen.tag, path: listen.path, filter: listen.tag == nil ? nil : listen.query,
-            queryObject: listen.tag == nil ? nil : listen.queryObject, loop: loop)
+            subscriber: self, view: view, format: .wire(tag: listen.tag), path: listen.path,
+            filter: listen.tag == nil ? nil : listen.query, queryObject: listen.tag == nil ? nil : listen.queryObject,
+            loop: loop)
         listens[listen.key] = subscription
         gateway.sessions.listensChanged(by: 1)
         metrics.listens.increment()
-        let unindexed = listen.tag != nil && !gateway.configuration.indexes.covers(listen.query.index, at: listen.path)
+        let unindexed = listen.tag != nil && !gateway.indexes.covers(listen.query.index, at: listen.path)
         view.subscribe(subscription, request: InitialRequest(
             subscription: subscription, requestNumber: request, hash: listen.hash,
             warnings: unindexed ? [ResponsePayload.noIndexWarning] : []))

@@ -6,7 +6,7 @@ import Transport
 
 /// One shared view: a location and a query, the listens on it, and the data they hold.
 ///
-/// A view turns each change record into one push, encodes it once per distinct tag (``PushFrames``), and hands
+/// A view turns each change record into one push, encodes it once per distinct tag or format (``PushFrames``), and hands
 /// the same bytes to every subscribed connection, one task per event loop. All state sits behind one mutex; the
 /// hand-offs happen under it, so every subscriber sees the pushes of a view in the order the writes were applied.
 ///
@@ -81,7 +81,7 @@ final class View: @unchecked Sendable {
         guard let content = state.apply(changes, at: key.path) else { return }
         state.sequence += 1
         guard state.subscriberCount > 0 else { return }
-        let frames = PushFrames(content, tags: state.tags, sequence: state.sequence)
+        let frames = PushFrames(content, formats: state.formats, at: key.path, sequence: state.sequence)
         metrics.pushesEncoded.increment(by: frames.encodedCount)
         for group in state.groups where !group.subscriptions.isEmpty {
             let subscriptions = group.subscriptions
@@ -89,15 +89,18 @@ final class View: @unchecked Sendable {
             let metrics = self.metrics
             loop.execute {
                 var delivered = 0
-                var tag = subscriptions.first?.tag
-                var tagFrames = frames.frames(for: tag)
+                guard let first = subscriptions.first else { return }
+                var format = first.format
+                var formatFrames = frames.frames(for: format)
                 let sequence = frames.sequence
                 for subscription in subscriptions {
-                    if subscription.tag != tag {
-                        tag = subscription.tag
-                        tagFrames = frames.frames(for: tag)
+                    if subscription.format != format {
+                        format = subscription.format
+                        formatFrames = frames.frames(for: format)
                     }
-                    if subscription.session.deliver(tagFrames, sequence: sequence, to: subscription) { delivered += 1 }
+                    if subscription.subscriber.deliver(formatFrames, sequence: sequence, to: subscription) {
+                        delivered += 1
+                    }
                 }
                 // No flush here: the loop flushes at the end of its pass, so pushes of writes that queued up
                 // behind each other leave in one `writev` per connection.
@@ -125,7 +128,7 @@ final class View: @unchecked Sendable {
         state.withLock { state in
             guard let waiting = state.remove(subscription) else { return }
             subscription.loop.execute {
-                subscription.session.deliverInitial(.empty, sequence: 0, request: waiting)
+                subscription.subscriber.deliverInitial(.empty, sequence: 0, request: waiting)
             }
         }
     }
@@ -142,7 +145,7 @@ final class View: @unchecked Sendable {
         let data = state.result(for: query)
         let sequence = state.sequence
         subscription.loop.execute {
-            subscription.session.deliverInitial(data, sequence: sequence, request: request)
+            subscription.subscriber.deliverInitial(data, sequence: sequence, request: request)
             subscription.loop.flushPending()
         }
     }

@@ -15,8 +15,8 @@ struct ViewState {
     var sequence: UInt64 = 0
     /// Subscribers grouped by their connection's event loop (a handful of groups, one per loop).
     private(set) var groups: [SubscriberGroup] = []
-    /// The distinct tags among subscribers with their counts (`nil` is the default listens' "tag").
-    private var tagCounts: [Int?: Int] = [:]
+    /// The distinct delivery formats among subscribers with their counts.
+    private var formatCounts: [DeliveryFormat: Int] = [:]
     /// Listens that arrived while loading.
     var waiting: [InitialRequest] = []
     /// The shard merge of a wide view.
@@ -28,10 +28,10 @@ struct ViewState {
         self.merge = merge
     }
 
-    var subscriberCount: Int { tagCounts.values.reduce(0, +) }
+    var subscriberCount: Int { formatCounts.values.reduce(0, +) }
 
-    /// The tags to encode pushes for.
-    var tags: [Int?] { Array(tagCounts.keys) }
+    /// The formats to encode pushes in.
+    var formats: [DeliveryFormat] { Array(formatCounts.keys) }
 
     mutating func start(with value: Node) {
         node = value
@@ -57,7 +57,7 @@ struct ViewState {
         }
         subscription.slot = groups[position].subscriptions.count
         groups[position].subscriptions.append(subscription)
-        tagCounts[subscription.tag, default: 0] += 1
+        formatCounts[subscription.format, default: 0] += 1
     }
 
     /// Removes a subscriber; returns its listen request when it was still waiting for the view to load.
@@ -72,8 +72,8 @@ struct ViewState {
             groups[position].subscriptions[slot] = last
             last.slot = slot
         }
-        let remaining = (tagCounts[subscription.tag] ?? 1) - 1
-        tagCounts[subscription.tag] = remaining > 0 ? remaining : nil
+        let remaining = (formatCounts[subscription.format] ?? 1) - 1
+        formatCounts[subscription.format] = remaining > 0 ? remaining : nil
         guard let index = waiting.firstIndex(where: { $0.subscription === subscription }) else { return nil }
         return waiting.remove(at: index)
     }

@@ -1,0 +1,88 @@
+import Auth
+import CoreMetrics
+import DataModel
+import HTTP1
+import HTTPServer
+import Store
+
+/// REST reads: `GET` of a location, shallow or filtered (rest-api.md §3, §4, §7), and event streams (§9).
+extension RESTCall {
+    func readRoute(_ shape: RESTReadShape) throws(RESTError) -> Route {
+        let query = try checkedQuery(shape)
+        guard gate.mayRead(path, query: query) else { throw .permissionDenied }
+        gateway.metrics.reads.increment()
+        let ifNoneMatch = request.head.headers["if-none-match"]
+        return .deferred { [self] pending in
+            namespace.store.read(path, query: query ?? .all) { node in
+                pending.respond(answer(node, shape: shape, ifNoneMatch: ifNoneMatch))
+            }
+        }
+    }
+
+    func streamRoute(_ shape: RESTReadShape) throws(RESTError) -> Route {
+        if case .shallow = shape { throw .badRequest("shallow is not supported for streaming") }
+        let query = try checkedQuery(shape)
+        guard gate.mayRead(path, query: query) else { throw .permissionDenied }
+        var headers = reply.commonHeaders(contentType: "text/event-stream; charset=utf-8")
+        headers.add(name: "Transfer-Encoding", value: "chunked")
+        let acceptedUntil: Double?
+        if case .user(let user) = identity { acceptedUntil = user.acceptedUntil } else { acceptedUntil = nil }
+        return .stream(head: HTTPResponseHead(status: .ok, headers: headers)) { [self] stream in
+            let eventStream = EventStream(
+                stream: stream, gateway: gateway, namespace: namespace, path: path, query: query ?? .all,
+                identity: identity, caller: caller)
+            eventStream.start(acceptedUntil: acceptedUntil)
+        }
+    }
+
+    /// The filtering query (`nil` for a whole or shallow read), refused when the rules require an index it lacks.
+    private func checkedQuery(_ shape: RESTReadShape) throws(RESTError) -> QueryParams? {
+        guard case .query(let query) = shape else { return nil }
+        if gateway.configuration.restRequiresIndexes, gateway.configuration.rules.rules != nil,
+           !gateway.indexes.covers(query.index, at: path), let name = IndexDeclarations.declaredName(of: query.index)
+        {
+            throw .badRequest("Index not defined, add \".indexOn\": \"\(name)\", for path \"\(path)\", to the rules")
+        }
+        return query
+    }
+
+    private func answer(_ node: Node, shape: RESTReadShape, ifNoneMatch: String?) -> HTTPResponse {
+        var headers: HTTPHeaders = [:]
+        if case .full = shape, wantsETag || ifNoneMatch != nil {
+            let etag = Self.etag(of: node)
+            if let ifNoneMatch, ifNoneMatch == etag {
+                return reply.plain(.notModified, [], headers: ["ETag": etag])
+            }
+            headers.add(name: "ETag", value: etag)
+        }
+        var writer = JSONWriter(capacity: 64)
+        if request.addressesPriority {
+            writer.writePriorityValue(node.priority)
+        } else if case .shallow(let limit, let anchor) = shape {
+            writeShallow(node, limit: limit, anchor: anchor, to: &writer)
+        } else if request.parameters["format"] == "export" {
+            writer.writeExport(node)
+        } else {
+            writer.writePlain(node)
+        }
+        return reply.success(writer.bytes, headers: headers)
+    }
+
+    /// Keys only (data-model.md §10): each child as `true`; a leaf as itself.
+    private func writeShallow(_ node: Node, limit: Int?, anchor: QueryParams.LimitAnchor, to writer: inout JSONWriter) {
+        guard node.hasChildren else {
+            writer.writePlain(node)
+            return
+        }
+        let count = node.childCount
+        let taken = min(limit ?? count, count)
+        let first = anchor == .last ? count - taken : 0
+        writer.writeRaw("{".utf8)
+        for (offset, entry) in node.children(fromRank: first).prefix(taken).enumerated() {
+            if offset > 0 { writer.writeRaw(",".utf8) }
+            writer.writeString(entry.key.string)
+            writer.writeRaw(":true".utf8)
+        }
+        writer.writeRaw("}".utf8)
+    }
+}

@@ -1,0 +1,28 @@
+import HTTP1
+import Synchronization
+import Transport
+
+/// The answer still owed to a request routed as ``Route/deferred(_:)``.
+///
+/// Complete it exactly once, from any thread: the response is handed to the connection's loop and sent in request
+/// order. Completing it after the peer went away does nothing; later completions are ignored.
+public final class PendingResponse: Sendable {
+    private let owner: Mutex<ServerConnection?>
+    private let keepAlive: Bool
+    /// The loop of the connection that waits for the answer.
+    public let loop: EventLoop
+
+    init(owner: ServerConnection, keepAlive: Bool) {
+        self.owner = Mutex(owner)
+        self.keepAlive = keepAlive
+        self.loop = owner.connection.loop
+    }
+
+    /// Sends `response` on the connection's loop.
+    public func respond(_ response: HTTPResponse) {
+        guard let connection = owner.withLock({ owner in defer { owner = nil }; return owner }) else { return }
+        let keepAlive = self.keepAlive
+        // The loop flushes at the end of its pass, so answers completed together leave in one write.
+        loop.execute { connection.completeDeferred(response, keepAlive: keepAlive) }
+    }
+}
