@@ -12,8 +12,20 @@ extension RESTCall {
         guard gate.mayRead(path, query: query) else { throw .permissionDenied }
         gateway.metrics.reads.increment()
         let ifNoneMatch = request.head.headers["if-none-match"]
+        guard let query else {
+            // The whole tree moves with every applied write, so it already holds every write acknowledged so far:
+            // a location's value is a path walk away, with no hop to a shard and back.
+            if let root = namespace.store.wholeTreeSnapshot {
+                return .respond(answer(root.descendant(at: path), shape: shape, ifNoneMatch: ifNoneMatch))
+            }
+            return .deferred { [self] pending in
+                namespace.store.read(path) { node in
+                    pending.respond(answer(node, shape: shape, ifNoneMatch: ifNoneMatch))
+                }
+            }
+        }
         return .deferred { [self] pending in
-            namespace.store.read(path, query: query ?? .all) { node in
+            namespace.store.read(path, query: query) { node in
                 pending.respond(answer(node, shape: shape, ifNoneMatch: ifNoneMatch))
             }
         }
