@@ -80,7 +80,8 @@ extension Store {
         let sequence = shard.state.sequence
         if let observer {
             observer(ChangeRecord(shard: shard.index, sequence: sequence, transaction: nil,
-                                  participants: shard.soloParticipants, changes: applied.changes))
+                                  participants: shard.soloParticipants, changes: applied.changes,
+                                  updateBase: write.updateBase))
         }
         if shard.journal != nil {
             shard.records.append(sequence: sequence) { applied.encodeRecord(sequence: sequence, into: &$0) }
@@ -135,8 +136,8 @@ extension Store {
                 let operations = plan.operations[index]
                 let shard = shards[index]
                 shard.queue.async { [self] in
-                    commit(state, operations: operations, tag: tag, changes: changes, durability: durability,
-                           on: shard)
+                    commit(state, operations: operations, tag: tag, changes: changes, updateBase: write.updateBase,
+                           durability: durability, on: shard)
                 }
             }
         }
@@ -144,12 +145,12 @@ extension Store {
 
     /// Installs a multi-shard write's result on one participant, reports and journals it, and releases the shard.
     private func commit(_ state: ShardState, operations: [ShardOperation], tag: TransactionTag, changes: [Change],
-                        durability: TransactionDurability, on shard: Shard)
+                        updateBase: Path?, durability: TransactionDurability, on shard: Shard)
     {
         dispatchPrecondition(condition: .onQueue(shard.queue))
         shard.state = state
         observer?(ChangeRecord(shard: shard.index, sequence: state.sequence, transaction: tag.id,
-                               participants: tag.participants, changes: changes))
+                               participants: tag.participants, changes: changes, updateBase: updateBase))
         if let journal = shard.journal {
             let record = ShardRecord(sequence: state.sequence, transaction: tag, operations: operations)
             shard.records.append(sequence: state.sequence) { ShardRecordCodec.encode(record, into: &$0) }

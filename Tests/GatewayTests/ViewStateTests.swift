@@ -65,3 +65,24 @@ struct ViewStateTests {
         #expect(message(push, tag: 7) == #"{"t":"d","d":{"a":"m","b":{"p":"/list","d":{"a":null,"c":3},"t":7}}}"#)
     }
 }
+
+@Suite("View state: updates")
+struct ViewStateUpdateTests {
+    @Test("an update at or below the view is a merge at the update's path, also when it changed one location")
+    func updateIsAMerge() throws {
+        var state = ViewState(query: .all, merge: nil)
+        state.start(with: try node(#"{"a":1,"x":{"y":0}}"#))
+        let single = state.apply([try change("/doc/b", "null", "2")], updateBase: try path("/doc"), at: try path("/doc"))
+        #expect(message(single) == #"{"t":"d","d":{"a":"m","b":{"p":"/doc","d":{"b":2}}}}"#)
+        let below = state.apply([try change("/doc/x/y", "0", "1")], updateBase: try path("/doc/x"), at: try path("/doc"))
+        #expect(message(below) == #"{"t":"d","d":{"a":"m","b":{"p":"/doc/x","d":{"y":1}}}}"#)
+    }
+
+    @Test("an update above the view is a set of the locations it changed there")
+    func updateAboveIsASet() throws {
+        var state = ViewState(query: .all, merge: nil)
+        state.start(with: try node(#"{"a":1}"#))
+        let push = state.apply([try change("/doc/a", "1", "6")], updateBase: .root, at: try path("/doc"))
+        #expect(message(push) == #"{"t":"d","d":{"a":"d","b":{"p":"/doc/a","d":6}}}"#)
+    }
+}

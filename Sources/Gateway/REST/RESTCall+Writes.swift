@@ -28,7 +28,8 @@ extension RESTCall {
             } else {
                 writer.writePlain(node)
             }
-            return (writer.bytes, wantsETag ? Self.etag(of: node) : nil)
+            // A conditional write answers with the new ETag too: set_if_unchanged hands it back to the caller.
+            return (writer.bytes, wantsETag || expected != nil ? Self.etag(of: node) : nil)
         }
     }
 

@@ -34,21 +34,21 @@ struct ShardMerge {
         return true
     }
 
-    /// The changes of the next record that can be applied, removing it (from every participant's queue for a
-    /// multi-shard write); `nil` when every queue is empty or waiting for a participant.
-    mutating func nextReady() -> [Change]? {
+    /// The next record that can be applied, removing it (from every participant's queue for a multi-shard write);
+    /// `nil` when every queue is empty or waiting for a participant.
+    mutating func nextReady() -> ChangeRecord? {
         for shard in queues.indices {
             guard let head = head(of: shard) else { continue }
             guard let transaction = head.transaction else {
                 advance(shard)
-                return head.changes
+                return head
             }
             let ready = head.participants.allSatisfy { participant in
                 self.head(of: participant)?.transaction == transaction
             }
             if ready {
                 for participant in head.participants { advance(participant) }
-                return head.changes
+                return head
             }
         }
         return nil

@@ -69,16 +69,16 @@ final class View: @unchecked Sendable {
                 return
             }
             guard record.shard == owner, state.isLoaded else { return }
-            publish(record.changes, state: &state)
+            publish(record, state: &state)
         }
     }
 
     private func drainMerge(_ state: inout ViewState) {
-        while let changes = state.merge?.nextReady() { publish(changes, state: &state) }
+        while let record = state.merge?.nextReady() { publish(record, state: &state) }
     }
 
-    private func publish(_ changes: [Change], state: inout ViewState) {
-        guard let content = state.apply(changes, at: key.path) else { return }
+    private func publish(_ record: ChangeRecord, state: inout ViewState) {
+        guard let content = state.apply(record.changes, updateBase: record.updateBase, at: key.path) else { return }
         state.sequence += 1
         guard state.subscriberCount > 0 else { return }
         let frames = PushFrames(content, formats: state.formats, at: key.path, sequence: state.sequence)

@@ -83,11 +83,12 @@ struct ViewState {
     /// Applies the changes of one write that touch the view's location and returns the push for it, `nil` when
     /// the view's data did not change.
     ///
-    /// Default views get the data at the written location (`d`), several locations of one write as a merge at
-    /// their common ancestor (`m`), or the whole view when a write replaced the location or one of its ancestors.
+    /// Default views get the data at the written location (`d`), an update at or below the location as a merge at
+    /// the update's path (`m`, also when it changed one location), several locations of any other write as a merge
+    /// at their common ancestor, or the whole view when a write replaced the location or one of its ancestors.
     /// Query views get a merge at the location listing the children that entered or changed, with `null` for those
     /// that left (wire-protocol.md §11).
-    mutating func apply(_ changes: [Change], at path: Path) -> PushContent? {
+    mutating func apply(_ changes: [Change], updateBase: Path? = nil, at path: Path) -> PushContent? {
         var relevant: [Change] = []
         var replacedLocation = false
         var changedKeys: [Key] = []
@@ -110,6 +111,11 @@ struct ViewState {
         guard !relevant.isEmpty, node != old else { return nil }
         if window != nil { return applyToWindow(old: old, changedKeys: replacedLocation ? nil : changedKeys, at: path) }
         if replacedLocation { return .data(path: path, node: node) }
+        if let updateBase, path.contains(updateBase) {
+            return .merge(path: updateBase, changes: relevant.map { change in
+                MergeChange(target: .node(updateBase.relativePath(to: change.path) ?? .root), node: change.newValue)
+            })
+        }
         if relevant.count == 1 { return .data(path: relevant[0].path, node: relevant[0].newValue) }
         let base = Self.commonAncestor(of: relevant)
         if let covering = relevant.first(where: { $0.path == base }) {

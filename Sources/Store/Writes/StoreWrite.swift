@@ -71,6 +71,29 @@ public struct ChangeRecord: Sendable {
     public let participants: [Int]
     /// The changed locations, in apply order.
     public let changes: [Change]
+    /// The update's path when the write was an update (`m`, REST `PATCH`), `nil` for a set: listeners report an
+    /// update as one (wire `m`, stream `patch`) even when it changed a single location.
+    public let updateBase: Path?
+
+    /// Creates a record.
+    public init(shard: Int, sequence: UInt64, transaction: UInt64?, participants: [Int], changes: [Change],
+                updateBase: Path? = nil)
+    {
+        self.shard = shard
+        self.sequence = sequence
+        self.transaction = transaction
+        self.participants = participants
+        self.changes = changes
+        self.updateBase = updateBase
+    }
+}
+
+extension StoreWrite {
+    /// The update's path for an update, `nil` for a set.
+    var updateBase: Path? {
+        if case .update(let base, _) = self { return base }
+        return nil
+    }
 }
 
 /// The result of an applied write, delivered once it is durable under the store's fsync policy.
