@@ -1,0 +1,97 @@
+import Dispatch
+import HTTP1
+import HTTPServer
+import Synchronization
+
+/// Routes for the deferred-answer tests; every answer's body is the request's `id` parameter.
+///
+/// - `/now`: answered at once (`.respond`).
+/// - `/later?delay=<ms>`: deferred, completed after `delay` ms on a global queue.
+/// - `/inline`: deferred, completed before the route returns (on the connection's loop).
+/// - `/hold`: deferred, kept until the test completes it (``held(_:)``).
+/// - `/twice`: deferred, completed twice in a row (bodies `first`, then `second`).
+/// - `/race`: deferred, completed at the same time from two threads (bodies `one` and `two`).
+final class DeferredTestRouter: Router {
+    private let pending = Mutex<[String: PendingResponse]>([:])
+    private let routed = Mutex<[String]>([])
+
+    func route(_ request: HTTPRequest, context: RequestContext) -> Route {
+        let id = Self.parameter("id", in: request.head.query) ?? ""
+        routed.withLock { $0.append(id) }
+        switch request.head.path {
+        case "/now":
+            return .respond(Self.answer(id))
+        case "/later":
+            let delay = Int(Self.parameter("delay", in: request.head.query) ?? "") ?? 0
+            return .deferred { pending in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) {
+                    pending.respond(Self.answer(id))
+                }
+            }
+        case "/inline":
+            return .deferred { pending in pending.respond(Self.answer(id)) }
+        case "/hold":
+            return .deferred { [self] pending in self.pending.withLock { $0[id] = pending } }
+        case "/twice":
+            return .deferred { pending in
+                pending.respond(Self.answer("first"))
+                pending.respond(Self.answer("second"))
+            }
+        case "/race":
+            return .deferred { pending in
+                let start = DispatchGroup()
+                start.enter()
+                for body in ["one", "two"] {
+                    DispatchQueue.global().async {
+                        start.wait()
+                        pending.respond(Self.answer(body))
+                    }
+                }
+                start.leave()
+            }
+        default:
+            return .respond(.error(.notFound, message: "not found"))
+        }
+    }
+
+    /// The ids of the requests routed so far, in order.
+    var routedIDs: [String] { routed.withLock { $0 } }
+
+    /// The held answer of request `id`, once routed (waits up to 10 s), removed from the router.
+    func held(_ id: String) -> PendingResponse? {
+        for _ in 0..<1000 {
+            if let found = pending.withLock({ $0.removeValue(forKey: id) }) { return found }
+            sleepMilliseconds(10)
+        }
+        return nil
+    }
+
+    static func answer(_ body: String) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/plain")
+        return HTTPResponse(status: .ok, headers: headers, body: Array(body.utf8))
+    }
+
+    private static func parameter(_ name: String, in query: String?) -> String? {
+        for pair in (query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if parts.first.map(String.init) == name { return parts.count > 1 ? String(parts[1]) : "" }
+        }
+        return nil
+    }
+}
+
+/// Blocks the calling (test) thread for `milliseconds`.
+func sleepMilliseconds(_ milliseconds: Int) {
+    let semaphore = DispatchSemaphore(value: 0)
+    _ = semaphore.wait(timeout: .now() + .milliseconds(milliseconds))
+}
+
+/// Polls `condition` every 10 ms for up to 10 s; whether it became true.
+func eventually(_ condition: () -> Bool) -> Bool {
+    for _ in 0..<1000 {
+        if condition() { return true }
+        sleepMilliseconds(10)
+    }
+    return condition()
+}
