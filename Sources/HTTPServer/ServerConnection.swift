@@ -84,7 +84,10 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
                 handle(request)
             }
         }
-        if case .http = mode, !connection.isClosed, connection.handshakeDeadline == nil, parser.hasPartialRequest {
+        // Bytes held back behind an answer still owed are not a slow client: the deadline waits for that answer.
+        if case .http = mode, !awaitingResponse, !connection.isClosed, connection.handshakeDeadline == nil,
+           parser.hasPartialRequest
+        {
             connection.handshakeDeadline = MonotonicClock.nowNanoseconds() &+ handshakeTimeout
         }
     }
@@ -187,7 +190,8 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     func connectionDidBecomeIdle(_ connection: Connection) {
         if case .webSocket(let session) = mode {
             session.idle()
-        } else {
+        } else if !awaitingResponse {
+            // A connection waiting for the server's own answer is not idle.
             connection.close(reason: .idleTimeout)
         }
     }

@@ -42,9 +42,9 @@ struct UpdateReaderTests {
         #expect(try update(#"{"a/b":1,"a/c":2,"ab":3,"x/.priority":4,"a/d/.priority":5}"#).count == 5)
     }
 
-    @Test("rejects bad paths, bad priorities and data too deep for its path, at the member's offset")
+    @Test("rejects bad paths at the member's key, bad priorities and data too deep for its path at its value")
     func invalid() throws {
-        #expect(throws: JSONError(offset: 8, reason: .invalidData(.invalidKey(.invalidKey("b$"))))) {
+        #expect(throws: JSONError(offset: 1, reason: .invalidData(.invalidKey(.invalidKey("b$"))))) {
             try update(#"{"a/b$":1}"#)
         }
         #expect(throws: JSONError(offset: 15, reason: .invalidData(.invalidPriority))) {

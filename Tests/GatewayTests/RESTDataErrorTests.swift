@@ -58,11 +58,7 @@ struct RESTDataErrorTests {
         ])
     func patchKeyPosition(body: String, line: Int, column: Int) throws {
         let message = try Self.error(body, update: true).message
-        // Bug: JSONReader.readUpdate reports a bad update path at its value's offset, so the text names the column
-        // of the value ("1:15" for the second case) rather than where the key begins.
-        withKnownIssue("a bad PATCH path is located at its value, not at its key") {
-            #expect(message == Self.keyMessage(line, column))
-        }
+        #expect(message == Self.keyMessage(line, column))
     }
 
     @Test(

@@ -178,17 +178,11 @@ struct DeferredRouteTests {
         let pending = try #require(router.held("slow"))
         sleepMilliseconds(1200)  // several sweeps past the handshake deadline
         pending.respond(DeferredTestRouter.answer("slow"))
-        // Bug: with a complete request buffered behind the outstanding answer, ServerConnection.processRequests arms
-        // the handshake (slowloris) deadline, and the connection is closed as a handshake timeout.
-        try withKnownIssue("pipelined requests behind a slow deferred answer trip the handshake timeout") {
-            let slow = try client.readResponse().text
-            #expect(slow == "slow")
-            if pipelined {
-                let next = try client.readResponse().text
-                #expect(next == "next")
-            }
-        } when: {
-            pipelined
+        let slow = try client.readResponse().text
+        #expect(slow == "slow")
+        if pipelined {
+            let next = try client.readResponse().text
+            #expect(next == "next")
         }
     }
 
@@ -202,11 +196,8 @@ struct DeferredRouteTests {
         let pending = try #require(router.held("slow"))
         sleepMilliseconds(1200)  // several sweeps past the idle deadline
         pending.respond(DeferredTestRouter.answer("slow"))
-        // Bug: the idle timeout runs while the server itself owes the answer, so the connection is closed as idle.
-        withKnownIssue("a connection waiting for its deferred answer is closed by the idle timeout") {
-            let slow = try client.readResponse().text
-            #expect(slow == "slow")
-        }
+        let slow = try client.readResponse().text
+        #expect(slow == "slow")
     }
 }
 

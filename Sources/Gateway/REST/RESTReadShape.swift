@@ -147,6 +147,7 @@ enum RESTReadShape: Sendable, Equatable {
         guard let limit = Int(text), limit > 0 else {
             throw .badRequest("Query parameter \(name) must be a positive integer")
         }
-        return (limit, first != nil ? .first : .last)
+        // Beyond Int32 no location has that many children: the limit selects everything either way.
+        return (min(limit, Int(Int32.max)), first != nil ? .first : .last)
     }
 }
