@@ -9,6 +9,9 @@ import Store
 extension RESTCall {
     func readRoute(_ shape: RESTReadShape) throws(RESTError) -> Route {
         let query = try checkedQuery(shape)
+        if let callback = request.parameters["callback"], !RESTReply.isValidCallback(callback) {
+            throw .badRequest("Invalid callback: use a JavaScript function name")
+        }
         guard gate.mayRead(path, query: query) else { throw .permissionDenied }
         gateway.metrics.reads.increment()
         let ifNoneMatch = request.head.headers["if-none-match"]
@@ -77,7 +80,8 @@ extension RESTCall {
         } else {
             writer.writePlain(node)
         }
-        return reply.success(writer.bytes, headers: headers)
+        return reply.read(writer.bytes, headers: headers, callback: request.parameters["callback"],
+                          download: request.parameters["download"])
     }
 
     /// Keys only (data-model.md §10): each child as `true`; a leaf as itself.

@@ -29,6 +29,38 @@ struct RESTReply: Sendable {
         return response(.ok, body: pretty ? PrettyJSON.format(json) : json, extra: extra)
     }
 
+    /// A successful `GET` answer: `json`, or with `callback=NAME` the JSONP script `NAME(json);`, and with
+    /// `download=FILE` the header that makes a browser save it (rest-api.md §3).
+    func read(_ json: [UInt8], headers extra: HTTPHeaders, callback: String?, download: String?) -> HTTPResponse {
+        var extra = extra
+        if let download {
+            let name = download.filter { $0 != "\"" && $0 != "\\" && !$0.isNewline }
+            extra.add(name: "Content-Disposition", value: "attachment; filename=\"\(name)\"")
+        }
+        guard let callback, !silent else { return success(json, headers: extra) }
+        var body = Array(callback.utf8)
+        body.append(UInt8(ascii: "("))
+        body.append(contentsOf: pretty ? PrettyJSON.format(json) : json)
+        body.append(contentsOf: ");".utf8)
+        var response = self.response(.ok, body: body, extra: extra)
+        response.headers.replaceOrAdd(name: "Content-Type", value: "application/javascript; charset=utf-8")
+        return response
+    }
+
+    /// Whether `name` may be used as a JSONP callback: a JavaScript dotted identifier, so the script cannot carry
+    /// anything else.
+    static func isValidCallback(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 128 && name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "$"), UInt8(ascii: "."):
+                return true
+            default:
+                return false
+            }
+        }
+    }
+
     /// An answer with `status` and `json` whatever the print mode (412 bodies, 304).
     func plain(_ status: HTTPStatus, _ json: [UInt8], headers extra: HTTPHeaders = [:]) -> HTTPResponse {
         response(status, body: status.forbidsContent ? [] : (pretty ? PrettyJSON.format(json) : json), extra: extra)
