@@ -442,6 +442,12 @@ class Listener:
         assert not closer.is_alive(), "ListenerRegistration.close() did not return"
 
 
+# ListenerRegistration.close() closes the response under the SDK's reader thread, which then dies reading a closed
+# file (AttributeError in urllib3): the SDK's own shutdown race, not a server answer.
+SDK_CLOSE_RACE = pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+
+
+@SDK_CLOSE_RACE
 @bounded(60)
 def test_listen_receives_the_initial_put_then_put_and_patch_events(root):
     ref = root.child("rooms/r1")
@@ -462,14 +468,18 @@ def test_listen_receives_the_initial_put_then_put_and_patch_events(root):
         root.child("rooms/elsewhere").set("not seen")
         ref.set({"reset": 1})
         listener.expect("put", "/", {"reset": 1})
-        root.child("rooms").update({"r1/more": 2, "other": 3})  # a write above the location
-        listener.expect("put", "/", {"reset": 1, "more": 2})
+        # A multi-path update at a parent: each written path is a set, relative to the location.
+        root.child("rooms").update({"r1/more": 2, "other": 3})
+        listener.expect("put", "/more", 2)
+        root.child("rooms").update({"r1": {"replaced": True}})
+        listener.expect("put", "/", {"replaced": True})
         root.child("rooms").delete()
         listener.expect("put", "/", None)
     finally:
         listener.stop(lambda count: ref.child("wake").set(count))
 
 
+@SDK_CLOSE_RACE
 @bounded(60)
 def test_listen_on_an_empty_location_starts_with_null(root):
     ref = root.child("empty/here")

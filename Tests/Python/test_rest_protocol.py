@@ -396,10 +396,18 @@ def test_key_order_needs_string_bounds(rest, parameter, value):
 
 
 @pytest.mark.parametrize("parameter", ["startAt", "endAt", "equalTo"])
-@pytest.mark.parametrize("value", ["abc", '"unterminated', "{", '{"a":1}', "[1]", '1,b', ""])
+@pytest.mark.parametrize("value", ["abc", '"unterminated', "{", '{"a":1}', "[1]", ""])
 @bounded(20)
 def test_bounds_must_be_json_primitives(rest, parameter, value):
     expect_error(rest.get("/q", {"orderBy": '"score"', parameter: value}), 400, BOUND_NOT_PRIMITIVE)
+
+
+@pytest.mark.parametrize("value", ['1,b', '1,2', '1,"a'])
+@bounded(20)
+def test_a_bound_key_name_must_be_a_json_string(rest, value):
+    """The contract fixes no text for a bad key name after the comma; it must still be a 400 error."""
+    response = rest.get("/q", {"orderBy": '"score"', "startAt": value})
+    assert response.status == 400 and response.json().get("error"), response.describe()
 
 
 @pytest.mark.parametrize("parameter", ["limitToFirst", "limitToLast"])
@@ -848,6 +856,28 @@ def test_options_preflight_answers_204_with_the_allowed_methods_and_headers(serv
                                                                 "Access-Control-Request-Method": "GET"})
     assert response.status == 204, response.describe()
     assert response.header("Access-Control-Allow-Headers"), "no default Access-Control-Allow-Headers"
+
+
+@bounded(30)
+def test_configured_cors_origins_are_echoed_and_others_get_no_allow_origin(start_server, ns):
+    started = start_server("--cors-origin", "https://app.example", "--cors-origin", "https://admin.example")
+    target = url("/c.json", {"ns": ns})
+    for origin in ("https://app.example", "https://admin.example"):
+        response = request(started.port, "GET", target, headers={"Origin": origin})
+        assert response.status == 200 and response.header("Access-Control-Allow-Origin") == origin, \
+            response.describe()
+        assert "origin" in (response.header("Vary") or "").lower(), response.describe()
+        response = request(started.port, "OPTIONS", target, headers={
+            "Origin": origin, "Access-Control-Request-Method": "PUT"})
+        assert response.status == 204 and response.header("Access-Control-Allow-Origin") == origin, \
+            response.describe()
+    for headers in ({"Origin": "https://evil.example"}, {}):
+        response = request(started.port, "GET", target, headers=headers)
+        assert response.status == 200 and response.header("Access-Control-Allow-Origin") is None, \
+            response.describe()
+    response = request(started.port, "OPTIONS", target, headers={"Origin": "https://evil.example",
+                                                                 "Access-Control-Request-Method": "PUT"})
+    assert response.header("Access-Control-Allow-Origin") is None, response.describe()
 
 
 # ---------------------------------------------------------------------------------------------------------------
