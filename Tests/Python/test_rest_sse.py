@@ -210,6 +210,23 @@ def test_several_streams_on_one_location_each_get_every_event(server, ns, rest, 
             stream.expect_change("put", f"/k{index}", index)
 
 
+@bounded(60)
+def test_each_new_stream_gets_its_initial_put_without_waiting_for_a_write(server, ns, rest):
+    """The initial put must be sent at once, also when the view's data arrives after the request was handled."""
+    rest.put("/existing", {"a": 1})
+    for index in range(50):
+        path = "/existing" if index % 2 else f"/fresh{index}"
+        stream = open_stream(server.port, path, ns, timeout=5)
+        try:
+            event = stream.next(5)
+        except TimeoutError:
+            raise AssertionError(f"stream {index} on {path}: no initial put within 5 s") from None
+        finally:
+            stream.close()
+        assert event is not None and event.name == "put" and event.path == "/", (index, event)
+        assert event.value == ({"a": 1} if index % 2 else None), (index, event)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Volume and backpressure
 
