@@ -17,7 +17,7 @@ import socket
 import threading
 import time
 import urllib.parse
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 import pytest
@@ -97,11 +97,6 @@ def url(path: str, params: dict[str, Any] | Iterable[tuple[str, Any]] | None = N
     return path + ("?" + "&".join(parts) if parts else "")
 
 
-def quoted(value: Any) -> str:
-    """A query value as the JSON text the REST API expects (``"score"``, ``3``, ``"b"``)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
 def pretty(value: Any) -> str:
     """Production's pretty JSON: 2-space indent and ``"key" : value`` (rest-api.md §3, §5)."""
     return json.dumps(value, indent=2, separators=(",", " : "), ensure_ascii=False)
@@ -133,9 +128,6 @@ class HttpResponse:
             if key.lower() == lowered:
                 return value
         return None
-
-    def header_count(self, name: str) -> int:
-        return sum(1 for key, _ in self.headers if key.lower() == name.lower())
 
     @property
     def text(self) -> str:
