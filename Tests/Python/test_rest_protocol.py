@@ -456,9 +456,35 @@ def test_write_size_limit_tiers(rest):
 @bounded(20)
 def test_unknown_and_unsupported_parameters_are_ignored(rest):
     rest.put("/u", {"a": 1})
-    expect_ok(rest.get("/u", {"foo": "bar", "ac": "app-check-token", "callback": "fn", "download": "x.json"}),
-              {"a": 1})
+    expect_ok(rest.get("/u", {"foo": "bar", "ac": "app-check-token"}), {"a": 1})
     expect_ok(rest.put("/u/b", 2, {"disableTriggers": "true", "whatever": "1"}), 2)
+
+
+@pytest.mark.parametrize("name", ["cb", "my.app.handle", "$jsonp_1", "_x9"])
+@bounded(20)
+def test_callback_wraps_a_get_as_jsonp(rest, name):
+    rest.put("/j", {"a": 1, "b": "x"})
+    response = rest.get("/j", {"callback": name})
+    assert response.status == 200, response.describe()
+    assert response.header("Content-Type") == "application/javascript; charset=utf-8", response.describe()
+    text = response.text.rstrip("\n")
+    assert text.startswith(name + "(") and text.endswith(");"), text
+    assert json.loads(text[len(name) + 1:-2]) == {"a": 1, "b": "x"}, text
+    empty = rest.get("/j/none", {"callback": name}).text.rstrip("\n")
+    assert empty == f"{name}(null);", empty
+
+
+@pytest.mark.parametrize("name", ["1abc", "a-b", "alert(1)", "a..b", "a.", ".a", "", "a b", "a;b"])
+@bounded(20)
+def test_callback_must_be_a_javascript_function_name(rest, name):
+    expect_error(rest.get("/j", {"callback": name}), 400, "Invalid callback: use a JavaScript function name")
+
+
+@bounded(20)
+def test_download_names_the_attachment(rest):
+    rest.put("/d", {"a": 1})
+    response = expect_ok(rest.get("/d", {"download": "backup.json"}), {"a": 1})
+    assert response.header("Content-Disposition") == 'attachment; filename="backup.json"', response.describe()
 
 
 @pytest.mark.parametrize("order_by,index_name", [('"score"', "score"), ('"$value"', ".value"),
