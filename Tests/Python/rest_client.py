@@ -557,6 +557,8 @@ class SseStream:
         """The next event, or None when the stream ended; fails (socket.timeout) after ``timeout`` seconds."""
         deadline = time.monotonic() + (timeout if timeout is not None else self.timeout)
         while True:
+            # Bytes may already be buffered (they can arrive with the head): decode them before waiting for more.
+            self._decode()
             event = self._parse_one()
             if event is not None:
                 self.received.append(event)
@@ -564,7 +566,6 @@ class SseStream:
             if self.ended or self.connection.eof:
                 return None
             self.connection._fill(deadline)
-            self._decode()
 
     def expect(self, name: str, timeout: float | None = None) -> SseEvent:
         """The next event, which must be called ``name`` (keep-alives are skipped unless expected)."""

@@ -140,11 +140,13 @@ def test_patches_at_below_and_above_the_location(server, ns, rest, streams):
     stream.expect_change("patch", "/x", {"y": 1, "w": None})
     rest.patch("/doc", {"b": None})
     stream.expect_change("patch", "/", {"b": None})
-    # Multi-segment keys: one put for the covering path.
+    # Multi-segment keys: one put per written path (rest-api.md §9's recommendation; a patch's keys are children).
     rest.patch("/doc", {"x/y": 2, "x/z": 3})
-    stream.expect_change("put", "/x", {"y": 2, "z": 3})
+    stream.expect_change("put", "/x/y", 2)
+    stream.expect_change("put", "/x/z", 3)
     rest.patch("/doc", {"x/y": 4, "a": 5})
-    stream.expect_change("put", "/", {"a": 5, "x": {"y": 4, "z": 3}})
+    stream.expect_change("put", "/x/y", 4)
+    stream.expect_change("put", "/a", 5)
     # A multi-path update at a parent is a set of each written path: relative puts below, / at or above.
     rest.patch("/", {"doc/a": 6, "other": 1})
     stream.expect_change("put", "/a", 6)

@@ -47,16 +47,21 @@ struct RESTReply: Sendable {
         return response
     }
 
-    /// Whether `name` may be used as a JSONP callback: a JavaScript dotted identifier, so the script cannot carry
-    /// anything else.
+    /// Whether `name` may be used as a JSONP callback: a dotted JavaScript name (`cb`, `app.onData`), so the script
+    /// cannot carry anything else.
     static func isValidCallback(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 128 && name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "$"), UInt8(ascii: "."):
-                return true
-            default:
-                return false
+        guard name.utf8.count <= 128 else { return false }
+        let parts = name.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return parts.allSatisfy { part in
+            guard let first = part.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
+            return part.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                     UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "$"):
+                    return true
+                default:
+                    return false
+                }
             }
         }
     }
