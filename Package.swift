@@ -104,7 +104,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "DataModel", "TestSupport"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Store", "DataModel", "Wire", "HTTP1"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Store", "DataModel", "Wire", "HTTP1", "Primitives"]),
         .testTarget(
             name: "AuthTests",
             dependencies: ["Auth", "DataModel", "TestSupport", .product(name: "JWTKit", package: "jwt-kit")]),

@@ -1,4 +1,5 @@
 @testable import Gateway
+import Primitives
 import Testing
 
 @Suite("QueryString: percent-decoded REST query parameters")
@@ -88,8 +89,8 @@ struct QueryStringTests {
 
     @Test("decoding bytes directly matches decoding through a query")
     func decodeBytes() {
-        #expect(QueryString.decode(Array("%2Fa%2fb%".utf8)) == "/a/b%")
-        #expect(QueryString.decode(Array("no-escapes".utf8)) == "no-escapes")
-        #expect(QueryString.decode([]) == "")
+        #expect(PercentDecoding.decode(Array("%2Fa%2fb%".utf8)) == "/a/b%")
+        #expect(PercentDecoding.decode(Array("no-escapes".utf8)) == "no-escapes")
+        #expect(PercentDecoding.decode([]) == "")
     }
 }

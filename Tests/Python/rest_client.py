@@ -26,6 +26,22 @@ DEFAULT_TIMEOUT = 10.0
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 SSE_CONTENT_TYPE = "text/event-stream; charset=utf-8"
 ADMIN = {"Authorization": "Bearer owner"}
+# Each test uses its own namespace, so servers shared by a module need room for many.
+LARGE_NAMESPACE_LIMIT = {"CANOPY_DATA_MAX_NAMESPACES": "1000"}
+# The rules of the suites' rules servers: a public area, per-user areas, and one indexed and one unindexed list.
+RULES = {
+    "rules": {
+        "public": {".read": True, ".write": True},
+        "users": {
+            "$uid": {
+                ".read": "auth != null && auth.uid == $uid",
+                ".write": "auth != null && auth.uid == $uid",
+            }
+        },
+        "indexed": {".read": True, ".write": True, ".indexOn": ["score"]},
+        "unindexed": {".read": True, ".write": True},
+    }
+}
 
 
 class TestTimeout(AssertionError):

@@ -24,26 +24,12 @@ from google.auth.credentials import AnonymousCredentials
 
 import firebase_model as model
 from conftest import ServerFactory
-from rest_client import EnvironmentFor, Rest, bounded
+from rest_client import LARGE_NAMESPACE_LIMIT, RULES, EnvironmentFor, Rest, bounded
 
 EMULATOR_HOST = "FIREBASE_DATABASE_EMULATOR_HOST"
-LARGE_NAMESPACE_LIMIT = {"CANOPY_DATA_MAX_NAMESPACES": "1000"}
 QUERY_NAMESPACE = "sdk-queries"
 EVENT_TIMEOUT = 10.0
 
-RULES = {
-    "rules": {
-        "public": {".read": True, ".write": True},
-        "users": {
-            "$uid": {
-                ".read": "auth != null && auth.uid == $uid",
-                ".write": "auth != null && auth.uid == $uid",
-            }
-        },
-        "indexed": {".read": True, ".write": True, ".indexOn": ["score"]},
-        "unindexed": {".read": True, ".write": True},
-    }
-}
 
 
 @pytest.fixture(scope="module")

@@ -18,12 +18,11 @@ import pytest
 import firebase_model as model
 import tokens
 from conftest import ServerFactory
-from rest_client import (ADMIN, JSON_CONTENT_TYPE, ConnectionEnded, EnvironmentFor, HttpConnection, HttpResponse,
+from rest_client import (ADMIN, JSON_CONTENT_TYPE, LARGE_NAMESPACE_LIMIT, RULES, ConnectionEnded, EnvironmentFor, HttpConnection, HttpResponse,
                          Rest, bounded, build_request, check_rest_headers, error_body, expect_error, expect_ok, pretty,
                          request, url)
 
 SECRET = "canopy-rest-secret-0123456789abcdef"
-LARGE_NAMESPACE_LIMIT = {"CANOPY_DATA_MAX_NAMESPACES": "1000"}
 
 BAD_JSON = "Invalid data; couldn't parse JSON object, array, or value."
 BAD_PATCH = "Invalid data; couldn't parse JSON object. Are you sending a JSON object with valid key names?"
@@ -43,19 +42,6 @@ IF_MATCH_NOT_SUPPORTED = "if-match is only supported for PUT and DELETE"
 WRITE_TOO_BIG = ("WRITE_TOO_BIG: Data to write exceeds the maximum size that can be modified with a single "
                  "request.")
 
-RULES = {
-    "rules": {
-        "public": {".read": True, ".write": True},
-        "users": {
-            "$uid": {
-                ".read": "auth != null && auth.uid == $uid",
-                ".write": "auth != null && auth.uid == $uid",
-            }
-        },
-        "indexed": {".read": True, ".write": True, ".indexOn": ["score"]},
-        "unindexed": {".read": True, ".write": True},
-    }
-}
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,7 @@
 import Auth
 import DataModel
 import HTTP1
+import Primitives
 
 /// A REST request, parsed: method, location and parameters (rest-api.md §1–§3).
 struct RESTRequest: Sendable {
@@ -52,7 +53,7 @@ struct RESTRequest: Sendable {
         var priority = false
         for segment in bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
             guard !priority else { throw .invalidPath }
-            let text = QueryString.decode(Array(segment))
+            let text = PercentDecoding.decode(segment)
             if text == ".priority" {
                 priority = true
                 continue

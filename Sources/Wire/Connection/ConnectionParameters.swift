@@ -1,3 +1,5 @@
+import Primitives
+
 /// The query parameters of a realtime connection URL, `/.ws?v=5&ns=…` (wire-protocol.md §1.2).
 ///
 /// The SDKs put the parameters in different orders (JS `v, r, s, ls, ac, p, ns`; Android `ns, v[, ls]`; iOS
@@ -25,8 +27,8 @@ public struct ConnectionParameters: Sendable, Equatable {
     public init(query: String) {
         for pair in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-            let name = Self.percentDecoded(parts[0])
-            let value = parts.count > 1 ? Self.percentDecoded(parts[1]) : ""
+            let name = PercentDecoding.decode(parts[0])
+            let value = parts.count > 1 ? PercentDecoding.decode(parts[1]) : ""
             switch name.utf8.allSatisfy({ $0 < 0x80 }) ? name : "" {
             case "v": version = value
             case "ns": namespace = value.isEmpty ? nil : value
@@ -36,38 +38,6 @@ public struct ConnectionParameters: Sendable, Equatable {
             case "s": transportSessionID = value
             default: break
             }
-        }
-    }
-
-    /// `%XX` escapes decoded (RFC 3986 §2.1); malformed escapes are kept as they are, invalid UTF-8 is replaced.
-    static func percentDecoded(_ bytes: Substring.UTF8View.SubSequence) -> String {
-        guard bytes.contains(UInt8(ascii: "%")) else { return String(Substring(bytes)) }
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%"),
-                let high = bytes.index(index, offsetBy: 1, limitedBy: bytes.endIndex), high < bytes.endIndex,
-                let low = bytes.index(index, offsetBy: 2, limitedBy: bytes.endIndex), low < bytes.endIndex,
-                let highValue = hexValue(bytes[high]), let lowValue = hexValue(bytes[low])
-            {
-                decoded.append(highValue << 4 | lowValue)
-                index = bytes.index(after: low)
-            } else {
-                decoded.append(byte)
-                index = bytes.index(after: index)
-            }
-        }
-        return String(decoding: decoded, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
         }
     }
 }
