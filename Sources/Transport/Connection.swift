@@ -94,6 +94,9 @@ public final class Connection: @unchecked Sendable {
             budget -= count
             lastReadNanoseconds = MonotonicClock.nowNanoseconds()
             handler?.connection(self, didRead: UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
+            // A short read drained the socket: skip the read that would only return EAGAIN (one system call per
+            // event saved). Bytes arriving later fire the level-triggered source again.
+            if count < loop.readBuffer.count { break }
         }
         loop.flushPending()
     }
