@@ -989,6 +989,21 @@ def test_inspect_databases_lists_the_open_namespaces(server, ns):
     assert set(names) <= {entry["name"] for entry in listed}, listed
 
 
+@bounded(20)
+def test_inspect_coverage_counts_each_rule_outcome_for_admins_only(rules_server, ns, secured):
+    expect_ok(secured.get("/users/carol", {"auth": token("carol")}), None)
+    expect_error(secured.get("/users/carol", {"auth": token("dave")}), 401, DENIED)
+    expect_error(request(rules_server.port, "GET", url("/.inspect/coverage.json", {"ns": ns})), 401, DENIED)
+    expect_error(request(rules_server.port, "GET", url("/.inspect/coverage.json", {"ns": ns, "auth": token("carol")})),
+                 401, DENIED)
+    response = expect_ok(request(rules_server.port, "GET", url("/.inspect/coverage.json", {"ns": ns}), headers=ADMIN))
+    rules = {(entry["path"], entry["kind"]): entry for entry in response.json()}
+    read = rules[("/users/$uid/.read", ".read")]
+    assert read["expression"] == "auth != null && auth.uid == $uid", read
+    assert read["true"] >= 1 and read["false"] >= 1 and read["error"] == 0, read
+    assert isinstance(read["line"], int) and isinstance(read["column"], int), read
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Connections
 
