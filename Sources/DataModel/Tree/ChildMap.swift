@@ -38,16 +38,22 @@ struct ChildMap: Sendable {
     }
 
     /// Binary search in a flat array: insertion index and whether `key` is there.
+    ///
+    /// The key is prepared once and the entries compared in place, so a step costs no retain or release.
     static func search(_ entries: ContiguousArray<ChildEntry>, _ key: Key) -> (index: Int, found: Bool) {
-        var low = 0
-        var high = entries.count
-        while low < high {
-            let middle = (low + high) / 2
-            let order = Key.compare(entries[middle].key, key)
-            if order == 0 { return (middle, true) }
-            if order < 0 { low = middle + 1 } else { high = middle }
+        key.withProbe { probe in
+            entries.withUnsafeBufferPointer { entries in
+                var low = 0
+                var high = entries.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    let order = probe.order(of: entries[middle].key)
+                    if order == 0 { return (middle, true) }
+                    if order < 0 { low = middle + 1 } else { high = middle }
+                }
+                return (low, false)
+            }
         }
-        return (low, false)
     }
 
     /// Gives `body` in-place access to the child at `key` (``Node/empty`` when absent); afterwards an empty result

@@ -157,29 +157,31 @@ struct LeafRecord: @unchecked Sendable {
             while offset < byteCount {
                 let keyCount = Int(base[offset])
                 let key = UnsafeBufferPointer(start: base + offset + 1, count: keyCount)
-                offset += 1 + keyCount
-                let tag = base[offset]
-                offset += 1
-                let value: Value
-                switch tag {
-                case Tag.false, Tag.true:
-                    value = .bool(tag == Tag.true)
-                case Tag.number:
-                    let bits = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
-                    value = .number(Double(bitPattern: UInt64(littleEndian: bits)))
-                    offset += 8
-                case Tag.record:
-                    let count = Int(base[offset])
-                    let length = Int(UInt16(littleEndian: UnsafeRawPointer(base + offset + 1).loadUnaligned(as: UInt16.self)))
-                    value = .record(count: count, bytes: UnsafeBufferPointer(start: base + offset + 3, count: length))
-                    offset += 3 + length
-                default:
-                    let length = Int(UInt16(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt16.self)))
-                    value = .string(UnsafeBufferPointer(start: base + offset + 2, count: length))
-                    offset += 2 + length
-                }
+                let (value, next) = Self.value(base, at: offset + 1 + keyCount)
+                offset = next
                 if !body(key, value) { return }
             }
+        }
+    }
+
+    /// Decodes the value whose tag is at `offset` (just after its key); returns it and the offset of the next child.
+    @inline(__always)
+    private static func value(_ base: UnsafePointer<UInt8>, at tagOffset: Int) -> (Value, next: Int) {
+        let tag = base[tagOffset]
+        let offset = tagOffset + 1
+        switch tag {
+        case Tag.false, Tag.true:
+            return (.bool(tag == Tag.true), offset)
+        case Tag.number:
+            let bits = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
+            return (.number(Double(bitPattern: UInt64(littleEndian: bits))), offset + 8)
+        case Tag.record:
+            let count = Int(base[offset])
+            let length = Int(UInt16(littleEndian: UnsafeRawPointer(base + offset + 1).loadUnaligned(as: UInt16.self)))
+            return (.record(count: count, bytes: UnsafeBufferPointer(start: base + offset + 3, count: length)), offset + 3 + length)
+        default:
+            let length = Int(UInt16(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt16.self)))
+            return (.string(UnsafeBufferPointer(start: base + offset + 2, count: length)), offset + 2 + length)
         }
     }
 
@@ -194,16 +196,24 @@ struct LeafRecord: @unchecked Sendable {
     }
 
     /// The child with `key`, if present.
+    ///
+    /// Scans the keys in one pass over the bytes (at most ``maxChildren``), comparing lengths first.
     func child(_ key: Key) -> Node? {
-        var found: Node?
-        key.string.withUTF8Bytes { wanted in
-            forEach { name, value in
-                guard name.count == wanted.count, CodeUnitOrder.compare(name, wanted) == 0 else { return true }
-                found = LeafRecord.node(value)
-                return false
+        let byteCount = Int(buffer.header.byteCount)
+        return key.withProbe { probe in
+            buffer.withUnsafeMutablePointerToElements { mutableBase -> Node? in
+                let base = UnsafePointer(mutableBase)
+                var offset = 0
+                while offset < byteCount {
+                    let keyCount = Int(base[offset])
+                    let name = UnsafeBufferPointer(start: base + offset + 1, count: keyCount)
+                    let (value, next) = Self.value(base, at: offset + 1 + keyCount)
+                    if probe.matches(name) { return LeafRecord.node(value) }
+                    offset = next
+                }
+                return nil
             }
         }
-        return found
     }
 
     /// All children as general entries (for writes and rank queries).

@@ -56,26 +56,56 @@ final class SortedTreeNode<Element: SortedTreeElement>: @unchecked Sendable {
 
     /// Position of `key` among the leaf elements: the insertion index and whether it is already there.
     func elementIndex(for key: Element.SortKey) -> (index: Int, found: Bool) {
-        var low = 0
-        var high = elements.count
-        while low < high {
-            let middle = (low + high) / 2
-            let order = Element.compare(elements[middle].sortKey, key)
-            if order == 0 { return (middle, true) }
-            if order < 0 { low = middle + 1 } else { high = middle }
+        Element.withProbe(key) { elementIndex(for: $0) }
+    }
+
+    /// Position of a probed key among the leaf elements: the insertion index and whether it is already there.
+    ///
+    /// Compares the elements in place (no copy, so no retain and release per step) under one access to `elements`.
+    func elementIndex(for probe: Element.Probe) -> (index: Int, found: Bool) {
+        elements.withUnsafeBufferPointer { elements in
+            var low = 0
+            var high = elements.count
+            while low < high {
+                let middle = (low + high) / 2
+                let order = Element.order(elements[middle], probe)
+                if order == 0 { return (middle, true) }
+                if order < 0 { low = middle + 1 } else { high = middle }
+            }
+            return (low, false)
         }
-        return (low, false)
+    }
+
+    /// The element with a probed key in this leaf, if any.
+    func element(for probe: Element.Probe) -> Element? {
+        let (index, found) = elementIndex(for: probe)
+        return found ? elements[index] : nil
     }
 
     /// Index of the child whose range holds `key`: the last `i ≥ 1` with `lowerBounds[i] ≤ key`, else 0.
     func childIndex(for key: Element.SortKey) -> Int {
-        var low = 1
-        var high = children.count
-        while low < high {
-            let middle = (low + high) / 2
-            if Element.compare(lowerBounds[middle], key) <= 0 { low = middle + 1 } else { high = middle }
+        Element.withProbe(key) { childIndex(for: $0) }
+    }
+
+    /// Index of the child whose range holds a probed key (see ``childIndex(for:)-(Element.SortKey)``).
+    func childIndex(for probe: Element.Probe) -> Int {
+        lowerBounds.withUnsafeBufferPointer { bounds in
+            var low = 1
+            var high = bounds.count
+            while low < high {
+                let middle = (low + high) / 2
+                if Element.order(key: bounds[middle], probe) <= 0 { low = middle + 1 } else { high = middle }
+            }
+            return low - 1
         }
-        return low - 1
+    }
+
+    /// The child of an internal node whose range holds a probed key; `nil` for a leaf.
+    func child(for probe: Element.Probe) -> SortedTreeNode? {
+        children.withUnsafeBufferPointer { children in
+            guard !children.isEmpty else { return nil }
+            return children[Swift.min(childIndex(for: probe), children.count - 1)]
+        }
     }
 
     /// Makes `children[index]` safe to mutate, copying it when shared.
