@@ -16,12 +16,6 @@ struct KeyProbe {
             return Key.compare(other, Key.integer(other), bytes, integer)
         }
     }
-
-    /// Whether `other` holds the same bytes as the probed key.
-    @inline(__always)
-    func matches(_ other: UnsafeBufferPointer<UInt8>) -> Bool {
-        other.count == bytes.count && CodeUnitOrder.compare(other, bytes) == 0
-    }
 }
 
 extension Key {

@@ -115,10 +115,14 @@ struct LeafRecord: @unchecked Sendable {
     }
 
     /// Number of children.
-    var count: Int { Int(buffer.header.count) }
+    var count: Int { Int(header.count) }
 
     /// Size of the packed bytes.
-    var byteCount: Int { Int(buffer.header.byteCount) }
+    var byteCount: Int { Int(header.byteCount) }
+
+    /// The header, read through its pointer: `ManagedBuffer.header` is a class property, whose every read costs
+    /// a dynamic exclusivity check.
+    private var header: Header { buffer.withUnsafeMutablePointerToHeader { $0.pointee } }
 
     /// Wraps packed storage.
     init(buffer: Buffer) {
@@ -150,7 +154,7 @@ struct LeafRecord: @unchecked Sendable {
 
     /// Calls `body` with each child's key bytes and value, in key order, until it returns `false`.
     func forEach(_ body: (UnsafeBufferPointer<UInt8>, Value) -> Bool) {
-        let byteCount = Int(buffer.header.byteCount)
+        let byteCount = self.byteCount
         buffer.withUnsafeMutablePointerToElements { mutableBase in
             let base = UnsafePointer(mutableBase)
             var offset = 0
@@ -199,16 +203,29 @@ struct LeafRecord: @unchecked Sendable {
     ///
     /// Scans the keys in one pass over the bytes (at most ``maxChildren``), comparing lengths first.
     func child(_ key: Key) -> Node? {
-        let byteCount = Int(buffer.header.byteCount)
-        return key.withProbe { probe in
-            buffer.withUnsafeMutablePointerToElements { mutableBase -> Node? in
+        withValue(of: key) { LeafRecord.node($0) }
+    }
+
+    /// Whether there is a child with `key` (without building its node).
+    func hasChild(_ key: Key) -> Bool {
+        withValue(of: key) { _ in true } ?? false
+    }
+
+    /// `body` applied to the stored value of the child with `key`, or `nil` when there is none.
+    private func withValue<R>(of key: Key, _ body: (Value) -> R) -> R? {
+        let byteCount = self.byteCount
+        return key.string.withUTF8Bytes { wanted in
+            buffer.withUnsafeMutablePointerToElements { mutableBase -> R? in
                 let base = UnsafePointer(mutableBase)
                 var offset = 0
                 while offset < byteCount {
                     let keyCount = Int(base[offset])
-                    let name = UnsafeBufferPointer(start: base + offset + 1, count: keyCount)
                     let (value, next) = Self.value(base, at: offset + 1 + keyCount)
-                    if probe.matches(name) { return LeafRecord.node(value) }
+                    if keyCount == wanted.count
+                        && CodeUnitOrder.compare(UnsafeBufferPointer(start: base + offset + 1, count: keyCount), wanted) == 0
+                    {
+                        return body(value)
+                    }
                     offset = next
                 }
                 return nil
@@ -230,8 +247,8 @@ struct LeafRecord: @unchecked Sendable {
     /// Whether two records hold the same bytes.
     func hasSameBytes(as other: LeafRecord) -> Bool {
         if buffer === other.buffer { return true }
-        let count = Int(buffer.header.byteCount)
-        guard count == Int(other.buffer.header.byteCount) else { return false }
+        let count = byteCount
+        guard count == other.byteCount else { return false }
         return buffer.withUnsafeMutablePointerToElements { left in
             other.buffer.withUnsafeMutablePointerToElements { right in
                 CodeUnitOrder.compare(

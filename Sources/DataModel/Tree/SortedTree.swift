@@ -73,11 +73,12 @@ struct SortedTree<Element: SortedTreeElement> {
 
     /// The element with `key`, if any.
     func element(for key: Element.SortKey) -> Element? {
-        Element.withProbe(key) { probe in
-            var node = root
-            while let child = node.child(for: probe) { node = child }
-            return node.element(for: probe)
-        }
+        Element.withProbe(key) { root.element(for: $0) { copy $0 } }
+    }
+
+    /// `project` applied in place to the element with `key`, or `nil` when there is none (no copy of the element).
+    func element<R>(for key: Element.SortKey, _ project: (borrowing Element) -> R) -> R? {
+        Element.withProbe(key) { root.element(for: $0, project) }
     }
 
     /// Number of elements whose sort key is smaller than `key`, and whether `key` itself is present.

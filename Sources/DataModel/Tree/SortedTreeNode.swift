@@ -14,9 +14,12 @@ final class SortedTreeNode<Element: SortedTreeElement>: @unchecked Sendable {
     var childCounts: ContiguousArray<Int>
     /// Elements in this subtree.
     var count: Int
+    /// Whether this is a leaf (a node never changes kind). A constant, so testing it needs no exclusivity check.
+    let isLeaf: Bool
 
     /// A leaf.
     init(elements: ContiguousArray<Element>) {
+        self.isLeaf = true
         self.elements = elements
         self.children = []
         self.lowerBounds = []
@@ -26,6 +29,8 @@ final class SortedTreeNode<Element: SortedTreeElement>: @unchecked Sendable {
 
     /// An internal node over non-empty children.
     init(children: ContiguousArray<SortedTreeNode>) {
+        precondition(!children.isEmpty, "an internal node needs children")
+        self.isLeaf = false
         self.elements = []
         self.children = children
         self.lowerBounds = ContiguousArray(children.map { $0.firstKey })
@@ -34,6 +39,7 @@ final class SortedTreeNode<Element: SortedTreeElement>: @unchecked Sendable {
     }
 
     private init(copying other: SortedTreeNode) {
+        isLeaf = other.isLeaf
         elements = other.elements
         children = other.children
         lowerBounds = other.lowerBounds
@@ -43,8 +49,6 @@ final class SortedTreeNode<Element: SortedTreeElement>: @unchecked Sendable {
 
     /// A shallow copy sharing children (their arrays are copied on write).
     func copy() -> SortedTreeNode { SortedTreeNode(copying: self) }
-
-    var isLeaf: Bool { children.isEmpty }
 
     /// Number of direct items (elements of a leaf, children of an internal node).
     var width: Int { isLeaf ? elements.count : children.count }
@@ -76,10 +80,22 @@ final class SortedTreeNode<Element: SortedTreeElement>: @unchecked Sendable {
         }
     }
 
-    /// The element with a probed key in this leaf, if any.
-    func element(for probe: Element.Probe) -> Element? {
-        let (index, found) = elementIndex(for: probe)
-        return found ? elements[index] : nil
+    /// `project` applied in place to the element with a probed key in this subtree, or `nil` when there is none;
+    /// one descent that reads each node's arrays once and copies only what `project` returns.
+    func element<R>(for probe: Element.Probe, _ project: (borrowing Element) -> R) -> R? {
+        var node = self
+        while !node.isLeaf { node = node.children[node.childIndex(for: probe)] }
+        return node.elements.withUnsafeBufferPointer { elements in
+            var low = 0
+            var high = elements.count
+            while low < high {
+                let middle = (low + high) / 2
+                let order = Element.order(elements[middle], probe)
+                if order == 0 { return project(elements[middle]) }
+                if order < 0 { low = middle + 1 } else { high = middle }
+            }
+            return nil
+        }
     }
 
     /// Index of the child whose range holds `key`: the last `i ≥ 1` with `lowerBounds[i] ≤ key`, else 0.
@@ -97,14 +113,6 @@ final class SortedTreeNode<Element: SortedTreeElement>: @unchecked Sendable {
                 if Element.order(key: bounds[middle], probe) <= 0 { low = middle + 1 } else { high = middle }
             }
             return low - 1
-        }
-    }
-
-    /// The child of an internal node whose range holds a probed key; `nil` for a leaf.
-    func child(for probe: Element.Probe) -> SortedTreeNode? {
-        children.withUnsafeBufferPointer { children in
-            guard !children.isEmpty else { return nil }
-            return children[Swift.min(childIndex(for: probe), children.count - 1)]
         }
     }
 

@@ -12,7 +12,7 @@ extension RuleSet {
     ///   - query: the query of a listen or REST read, `nil` for a plain read.
     ///   - context: auth, current data and time.
     public func authorizeRead(at path: Path, query: QueryParams?, context: RulesContext) -> RulesDecision {
-        var evaluation = makeEvaluation(context, newRoot: nil, query: query.map(RuleQuery.init) ?? .plain, path: path.keys)
+        var evaluation = makeEvaluation(context, newRoot: nil, query: query.map(RuleQuery.init), path: path.keys)
         var trace: [RuleEvaluation] = []
         var node = root
         while true {
@@ -63,7 +63,8 @@ extension RuleSet {
     /// The one entry of a set: the location itself.
     private static let wholeLocation: [[Key]] = [[]]
 
-    func makeEvaluation(_ context: RulesContext, newRoot: Node?, query: RuleQuery, path: [Key]) -> EvaluationContext {
+    /// An evaluation context at the root; `query` is `nil` for writes and plain reads.
+    func makeEvaluation(_ context: RulesContext, newRoot: Node?, query: RuleQuery?, path: [Key]) -> EvaluationContext {
         EvaluationContext(
             auth: context.auth.map(RuleValue.init) ?? .null, now: context.now, oldRoot: context.root, newRoot: newRoot,
             query: query, path: path, regexStepLimit: options.limits.maxRegexSteps)
@@ -71,7 +72,7 @@ extension RuleSet {
 
     private func authorize(base: [Key], entries: [[Key]], context: RulesContext, newRoot: Node) -> RulesDecision {
         var walker = WriteWalker(
-            evaluation: makeEvaluation(context, newRoot: newRoot, query: .plain, path: base), explain: context.explain)
+            evaluation: makeEvaluation(context, newRoot: newRoot, query: nil, path: base), explain: context.explain)
         let allowed = walker.authorize(root: root, base: base, entries: entries)
         return RulesDecision(allowed: allowed, trace: walker.trace)
     }
