@@ -64,7 +64,7 @@ struct ChildMap: Sendable {
 
     /// Binary search for a probed key: the index where it is (`found`), else the insertion index (`index`).
     @inline(__always)
-    private static func search(_ entries: UnsafeBufferPointer<ChildEntry>, _ probe: KeyProbe) -> (index: Int, found: Int?) {
+    static func search(_ entries: UnsafeBufferPointer<ChildEntry>, _ probe: KeyProbe) -> (index: Int, found: Int?) {
         var low = 0
         var high = entries.count
         while low < high {

@@ -67,17 +67,21 @@ final class SortedTreeNode<Element: SortedTreeElement>: @unchecked Sendable {
     ///
     /// Compares the elements in place (no copy, so no retain and release per step) under one access to `elements`.
     func elementIndex(for probe: Element.Probe) -> (index: Int, found: Bool) {
-        elements.withUnsafeBufferPointer { elements in
-            var low = 0
-            var high = elements.count
-            while low < high {
-                let middle = (low + high) / 2
-                let order = Element.order(elements[middle], probe)
-                if order == 0 { return (middle, true) }
-                if order < 0 { low = middle + 1 } else { high = middle }
-            }
-            return (low, false)
+        elements.withUnsafeBufferPointer { Self.search($0, probe) }
+    }
+
+    /// Binary search of sorted elements for a probed key: the insertion index and whether it is already there.
+    @inline(__always)
+    static func search(_ elements: UnsafeBufferPointer<Element>, _ probe: Element.Probe) -> (index: Int, found: Bool) {
+        var low = 0
+        var high = elements.count
+        while low < high {
+            let middle = (low + high) / 2
+            let order = Element.order(elements[middle], probe)
+            if order == 0 { return (middle, true) }
+            if order < 0 { low = middle + 1 } else { high = middle }
         }
+        return (low, false)
     }
 
     /// `project` applied in place to the element with a probed key in this subtree, or `nil` when there is none;
@@ -86,15 +90,8 @@ final class SortedTreeNode<Element: SortedTreeElement>: @unchecked Sendable {
         var node = self
         while !node.isLeaf { node = node.children[node.childIndex(for: probe)] }
         return node.elements.withUnsafeBufferPointer { elements in
-            var low = 0
-            var high = elements.count
-            while low < high {
-                let middle = (low + high) / 2
-                let order = Element.order(elements[middle], probe)
-                if order == 0 { return project(elements[middle]) }
-                if order < 0 { low = middle + 1 } else { high = middle }
-            }
-            return nil
+            let (index, found) = Self.search(elements, probe)
+            return found ? project(elements[index]) : nil
         }
     }
 

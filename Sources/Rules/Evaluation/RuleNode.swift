@@ -46,8 +46,8 @@ final class RuleNode: Sendable {
     func literalChild(_ key: Key) -> RuleNode? {
         if literalKeys.count <= 8 {
             // By index, so no entry is copied on the way.
-            for index in literalKeys.indices where literalKeys[index] == key { return literalChildList[index].node }
-            return nil
+            let index = literalKeys.withUnsafeBufferPointer { keys in keys.firstIndex { $0 == key } }
+            return index.map { literalChildList[$0].node }
         }
         return literalChildren[key]
     }

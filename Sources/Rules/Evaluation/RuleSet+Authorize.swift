@@ -96,7 +96,7 @@ private struct WriteWalker {
     /// Evaluates `rule` at the current location.
     private mutating func run(_ rule: CompiledRule) -> Bool {
         let outcome = rule.evaluate(evaluation)
-        if explain { trace.append(rule.traceEntry(outcome, location: evaluation.path[0..<evaluation.depth])) }
+        if explain { trace.append(rule.traceEntry(outcome, location: evaluation.location[...])) }
         if case .true = outcome { return true }
         return false
     }
@@ -121,7 +121,7 @@ private struct WriteWalker {
             node = next
             evaluation.descend()
         }
-        var visitedIntermediates: Set<ArraySlice<Key>> = []
+        var visitedIntermediates: Set<[Key]> = []
         for entry in entries {
             evaluation.ascend(to: base.count)
             evaluation.path = entry.isEmpty ? base : base + entry
@@ -137,7 +137,7 @@ private struct WriteWalker {
                 current = next
                 if index < entry.count - 1 {
                     // An intermediate location: possibly shared with other entries, validated once.
-                    if entries.count == 1 || visitedIntermediates.insert(evaluation.path[0..<evaluation.depth]).inserted {
+                    if entries.count == 1 || visitedIntermediates.insert(evaluation.location).inserted {
                         guard visit(current, permitted: &entryPermitted, checkWrite: true) else { return false }
                     } else if !entryPermitted, let rule = current.write {
                         entryPermitted = run(rule)
@@ -162,11 +162,11 @@ private struct WriteWalker {
         let newData = evaluation.newData
         var literalsPresent = 0
         for (key, child) in node.literalChildList {
-            let newChild = newData.child(key)
+            let (newChild, oldChild) = newData.child(key, alongside: data)
             if newChild.isEmpty { continue }
             literalsPresent += 1
             guard child.hasValidation else { continue }
-            guard validateChild(child, key: key, old: data.child(key), new: newChild) else { return false }
+            guard validateChild(child, key: key, old: oldChild, new: newChild) else { return false }
         }
         guard let wildcard = node.wildcard, wildcard.hasValidation, newData.childCount > literalsPresent else { return true }
         if node.wildcardAlwaysFails, !explain, let rule = wildcard.validate {
@@ -182,12 +182,10 @@ private struct WriteWalker {
 
     private mutating func validateChild(_ node: RuleNode, key: Key, old: Node, new: Node) -> Bool {
         let level = evaluation.depth
-        evaluation.path.append(key)
-        evaluation.descend(old: old, new: new)
+        evaluation.descend(key: key, old: old, new: new)
         var ignored = true
         let valid = visit(node, permitted: &ignored, checkWrite: false) && validateSubtree(node)
         evaluation.ascend(to: level)
-        evaluation.path.removeLast()
         return valid
     }
 }

@@ -36,7 +36,7 @@ private struct ReferenceWalker: PathKeySink {
 
     mutating func take(_ key: Key, in context: EvaluationContext) {
         if let level = reference.pathDepth {
-            if level < context.depth && key == context.path[level] {
+            if level < context.depth && key == context.key(at: level) {
                 reference.pathDepth = level + 1
                 advanced = true
                 return
@@ -80,6 +80,10 @@ extension EvaluationContext {
     func hasDescendant(_ node: Node, _ argument: CompiledExpression.PathArgument, method: String, source: SourceRange)
         throws(EvaluationError) -> Bool
     {
+        if case .keys(let keys) = argument, let last = keys.last {
+            // A literal path (`hasChildren(['name'])`): no walker needed.
+            return Self.walk(node, keys.dropLast()).hasChild(last)
+        }
         var walker = NodeWalker(reference: NodeReference(offPath: node))
         try forEachKey(argument, method: method, source: source, into: &walker)
         return walker.reference.exists
@@ -111,7 +115,7 @@ extension EvaluationContext {
                         builder.append(text.tail, key: text.tailKey)
                     }
                 case .capture(let depth):
-                    builder.append(path[depth])
+                    builder.append(key(at: depth))
                 case .value(let expression, let plusSource):
                     let value = try evaluate(expression)
                     switch value {

@@ -6,8 +6,10 @@ import DataModel
 /// ``ascend(to:)``. It remembers the old and new node at every level of the current location, so `data`, `newData`,
 /// `parent()` and paths that follow the current location (`root.child('rooms/' + $room)`) cost no lookups.
 struct EvaluationContext {
-    /// The nodes at one level of the current location, before and after the operation.
+    /// One level of the current location: the key that leads to it and its nodes before and after the operation.
     private struct Level {
+        /// `nil` at the root.
+        var key: Key?
         var old: Node
         /// After the operation; unused (empty) for reads.
         var new: Node
@@ -19,13 +21,12 @@ struct EvaluationContext {
     var now: Double
     /// `query`, boxed because it is large and rarely read; `nil` for a plain read and for writes.
     private let queryBox: RuleQuery.Box?
-    /// Keys of the location being judged; the rule's location is the first ``depth`` of them (`$captures` index
-    /// here). Walkers may hold more keys than `depth` (the rest of the operation's path).
+    /// The keys ``descend()`` follows: the operation's path (walkers may go deeper with ``descend(key:old:new:)``).
     var path: [Key]
     /// Depth of the rule's location.
     private(set) var depth = 0
-    /// `levels[i]`: the nodes at the first `i` keys of `path`; `levels[0]` holds `root`. One array for both trees,
-    /// so a context costs one allocation.
+    /// `levels[i]`: the `i`-th key of the current location and the nodes there; `levels[0]` holds `root`. One
+    /// array for the keys and both trees, so a context costs one allocation.
     private var levels: [Level]
     /// Whether this is a write: `newData` is then the tree after it, else the same as `data`.
     private let isWrite: Bool
@@ -45,7 +46,7 @@ struct EvaluationContext {
         // Room for the whole path and a few levels of validation below it.
         levels = []
         levels.reserveCapacity(path.count + 8)
-        levels.append(Level(old: oldRoot, new: newRoot ?? .empty))
+        levels.append(Level(key: nil, old: oldRoot, new: newRoot ?? .empty))
     }
 
     /// `query`.
@@ -60,17 +61,31 @@ struct EvaluationContext {
     /// Moves one level down along `path`.
     mutating func descend() {
         let key = path[depth]
-        let old = levels[depth].old.child(key)
-        let new = isWrite ? levels[depth].new.child(key) : Node.empty
-        levels.append(Level(old: old, new: new))
+        let level = depth
+        let isWrite = self.isWrite
+        // The parents are read in place (copying them out of the array would retain and release each).
+        let (old, new) = levels.withUnsafeBufferPointer { levels in
+            // The old and new trees share most of their storage: one search often serves both.
+            isWrite ? levels[level].old.child(key, alongside: levels[level].new) : (levels[level].old.child(key), .empty)
+        }
+        levels.append(Level(key: key, old: old, new: new))
         depth += 1
     }
 
-    /// Moves one level down along `path` to nodes the caller already has.
-    mutating func descend(old: Node, new: Node) {
-        levels.append(Level(old: old, new: isWrite ? new : .empty))
+    /// Moves one level down to child `key`, whose nodes the caller already has.
+    mutating func descend(key: Key, old: Node, new: Node) {
+        levels.append(Level(key: key, old: old, new: isWrite ? new : .empty))
         depth += 1
     }
+
+    /// The key at `index` (below ``depth``) of the current location; `$captures` read theirs here.
+    func key(at index: Int) -> Key {
+        guard let key = levels[index + 1].key else { preconditionFailure("only the root level has no key") }
+        return key
+    }
+
+    /// The keys of the current location (for traces).
+    var location: [Key] { levels[1...depth].compactMap(\.key) }
 
     /// Moves up to `level` (at most ``depth``).
     mutating func ascend(to level: Int) {
@@ -108,7 +123,7 @@ struct EvaluationContext {
             case .newData: return .snapshot(RuleSnapshot(node: newData, isNew: true, baseDepth: depth, extra: []))
             }
         case .capture(let index):
-            return .string(path[index].string)
+            return .string(key(at: index).string)
         case .queryField(let field):
             return query.value(of: field)
         case .property(.variable(.auth), let name, let source):
@@ -327,7 +342,7 @@ struct EvaluationContext {
         var remaining = keys
         if base.extra.isEmpty {
             var level = base.baseDepth
-            while level < depth, let first = remaining.first, first == path[level] {
+            while level < depth, let first = remaining.first, first == key(at: level) {
                 level += 1
                 remaining = remaining.dropFirst()
             }
