@@ -82,7 +82,9 @@ extension EvaluationContext {
     {
         if case .keys(let keys) = argument, let last = keys.last {
             // A literal path (`hasChildren(['name'])`): no walker needed.
-            return Self.walk(node, keys.dropLast()).hasChild(last)
+            var current = node
+            for index in 0..<(keys.count - 1) { current = current.child(keys[index]) }
+            return current.hasChild(last)
         }
         var walker = NodeWalker(reference: NodeReference(offPath: node))
         try forEachKey(argument, method: method, source: source, into: &walker)

@@ -188,8 +188,13 @@ struct EvaluationContext {
             return .number(-number)
         case .arithmetic(let op, let left, let right, let source):
             return try arithmetic(op, evaluate(left), evaluate(right), source: source)
+        case .ordering(let op, let left, .constant(let constant), let source):
+            // A literal on the right (`length <= 280`): no evaluation step for it.
+            return try ordering(op, evaluate(left), constant, source: source)
         case .ordering(let op, let left, let right, let source):
             return try ordering(op, evaluate(left), evaluate(right), source: source)
+        case .equal(let left, .constant(let constant), let negated):
+            return .bool(RuleValue.identical(try evaluate(left), constant) != negated)
         case .equal(let left, let right, let negated):
             let identical = RuleValue.identical(try evaluate(left), try evaluate(right))
             return .bool(identical != negated)
