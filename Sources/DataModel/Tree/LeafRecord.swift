@@ -203,33 +203,47 @@ struct LeafRecord: @unchecked Sendable {
     ///
     /// Scans the keys in one pass over the bytes (at most ``maxChildren``), comparing lengths first.
     func child(_ key: Key) -> Node? {
-        withValue(of: key) { LeafRecord.node($0) }
+        buffer.withUnsafeMutablePointerToElements { mutableBase in
+            let base = UnsafePointer(mutableBase)
+            return valueOffset(of: key, in: base).map { LeafRecord.node(Self.value(base, at: $0).0) }
+        }
     }
 
     /// Whether there is a child with `key` (without building its node).
     func hasChild(_ key: Key) -> Bool {
-        withValue(of: key) { _ in true } ?? false
+        buffer.withUnsafeMutablePointerToElements { valueOffset(of: key, in: UnsafePointer($0)) != nil }
     }
 
-    /// `body` applied to the stored value of the child with `key`, or `nil` when there is none.
-    private func withValue<R>(of key: Key, _ body: (Value) -> R) -> R? {
+    /// The offset of the tag of the child with `key` in the packed bytes at `base`, or `nil` when there is none.
+    private func valueOffset(of key: Key, in base: UnsafePointer<UInt8>) -> Int? {
         let byteCount = self.byteCount
         return key.string.withUTF8Bytes { wanted in
-            buffer.withUnsafeMutablePointerToElements { mutableBase -> R? in
-                let base = UnsafePointer(mutableBase)
-                var offset = 0
-                while offset < byteCount {
-                    let keyCount = Int(base[offset])
-                    let (value, next) = Self.value(base, at: offset + 1 + keyCount)
-                    if keyCount == wanted.count
-                        && CodeUnitOrder.compare(UnsafeBufferPointer(start: base + offset + 1, count: keyCount), wanted) == 0
-                    {
-                        return body(value)
-                    }
-                    offset = next
+            var offset = 0
+            while offset < byteCount {
+                let keyCount = Int(base[offset])
+                let tagOffset = offset + 1 + keyCount
+                if keyCount == wanted.count
+                    && CodeUnitOrder.equal(UnsafeBufferPointer(start: base + offset + 1, count: keyCount), wanted)
+                {
+                    return tagOffset
                 }
-                return nil
+                offset = Self.end(base, at: tagOffset)
             }
+            return nil
+        }
+    }
+
+    /// The offset just after the value whose tag is at `tagOffset` (the next child's key length).
+    @inline(__always)
+    private static func end(_ base: UnsafePointer<UInt8>, at tagOffset: Int) -> Int {
+        let offset = tagOffset + 1
+        switch base[tagOffset] {
+        case Tag.false, Tag.true: return offset
+        case Tag.number: return offset + 8
+        case Tag.record:
+            return offset + 3 + Int(UInt16(littleEndian: UnsafeRawPointer(base + offset + 1).loadUnaligned(as: UInt16.self)))
+        default:
+            return offset + 2 + Int(UInt16(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt16.self)))
         }
     }
 

@@ -105,7 +105,7 @@ private struct WriteWalker {
     /// value is not null. Returns false when validation fails.
     private mutating func visit(_ node: RuleNode, permitted: inout Bool, checkWrite: Bool) -> Bool {
         if checkWrite, !permitted, let rule = node.write { permitted = run(rule) }
-        if let rule = node.validate, !evaluation.newData.isEmpty { return run(rule) }
+        if let rule = node.validate, evaluation.newDataExists { return run(rule) }
         return true
     }
 
@@ -148,7 +148,7 @@ private struct WriteWalker {
                 guard visit(current, permitted: &entryPermitted, checkWrite: true) else { return false }
             }
             guard entryPermitted else { return false }
-            if reached && !evaluation.newData.isEmpty {
+            if reached && evaluation.newDataExists {
                 guard validateSubtree(current) else { return false }
             }
         }

@@ -57,6 +57,8 @@ struct EvaluationContext {
     var data: Node { levels[depth].old }
     /// `newData`: the node at the location after the operation (for reads, the same as `data`).
     var newData: Node { isWrite ? levels[depth].new : levels[depth].old }
+    /// Whether `newData` is not null (tested in place, without copying the node out).
+    var newDataExists: Bool { isWrite ? !levels[depth].new.isEmpty : !levels[depth].old.isEmpty }
 
     /// Moves one level down along `path`.
     mutating func descend() {
