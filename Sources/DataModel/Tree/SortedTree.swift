@@ -71,11 +71,6 @@ struct SortedTree<Element: SortedTreeElement> {
     /// Whether the tree holds no element.
     var isEmpty: Bool { root.count == 0 }
 
-    /// The element with `key`, if any.
-    func element(for key: Element.SortKey) -> Element? {
-        Element.withProbe(key) { root.element(for: $0) { copy $0 } }
-    }
-
     /// `project` applied in place to the element with `key`, or `nil` when there is none (no copy of the element).
     func element<R>(for key: Element.SortKey, _ project: (borrowing Element) -> R) -> R? {
         Element.withProbe(key) { root.element(for: $0, project) }

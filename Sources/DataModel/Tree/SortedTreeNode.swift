@@ -100,7 +100,7 @@ final class SortedTreeNode<Element: SortedTreeElement>: @unchecked Sendable {
         Element.withProbe(key) { childIndex(for: $0) }
     }
 
-    /// Index of the child whose range holds a probed key (see ``childIndex(for:)-(Element.SortKey)``).
+    /// Index of the child whose range holds a probed key: the last `i ≥ 1` with `lowerBounds[i] ≤ key`, else 0.
     func childIndex(for probe: Element.Probe) -> Int {
         lowerBounds.withUnsafeBufferPointer { bounds in
             var low = 1
