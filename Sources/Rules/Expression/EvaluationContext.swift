@@ -87,7 +87,7 @@ struct EvaluationContext {
     }
 
     /// The keys of the current location (for traces).
-    var location: [Key] { levels[1...depth].compactMap(\.key) }
+    var location: [Key] { levels[1..<(depth + 1)].compactMap(\.key) }
 
     /// Moves up to `level` (at most ``depth``).
     mutating func ascend(to level: Int) {
