@@ -69,6 +69,18 @@ struct KeyTests {
         #expect(try Key("0") < Key("-0"))
         #expect(try Key("-0") < Key("00"))  // same value and length: '-' (0x2D) < '0'
     }
+
+    @Test("keys sharing eight bytes or more order and compare by the first differing code unit")
+    func longCommonPrefixes() throws {
+        let ordered = [
+            "aaaaaaaa", "aaaaaaaaa", "aaaaaaaab", "aaaaaaaabbbbbbbb", "aaaaaaaabbbbbbbbc", "aaaaaaaabbbbbbbbd",
+            "aaaaaaaa😀", "aaaaaaaa\u{FFFF}",
+        ]
+        let keys = try ordered.map { try Key($0) }
+        #expect(keys.reversed().sorted() == keys)
+        #expect(try Key("aaaaaaaabbbbbbbbc") != Key("aaaaaaaabbbbbbbbd"))
+        #expect(try Key("aaaaaaaabbbbbbbbc") == Key(String("aaaaaaaabbbbbbbbcx".dropLast())))
+    }
 }
 
 @Suite("Path")

@@ -273,6 +273,31 @@ struct ExpressionSemanticsTests {
         #expect(try evaluate(fact.rule, auth: fact.auth, data: fact.data, wildcards: fact.wildcards) == fact.expected)
     }
 
+    /// Data for the path cases: packed records (nested too), a large map, integer-like keys.
+    static let pathData = #"{"x":{"w":2,"r":{"s":{"t":1}},"big":{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16}},"n":{"1":{"2":true},"10":1,"-5":2}}"#
+    static let pathWildcards: [(name: String, key: String)] = [("$a", "x"), ("$w", "w")]
+
+    static let pathCases: [Case] = [
+        // Paths that follow the evaluation path, leave it, or stay on it.
+        Case("root.child($a).child('w').val() == 2 && root.child($a + '/' + $w).exists()", .true, data: pathData, wildcards: pathWildcards),
+        Case("root.child('x').child('r').child('s/t').val() == 1 && root.child('x/r').child('s').child('u').exists() == false", .true, data: pathData, wildcards: pathWildcards),
+        Case("root.child('x/w/deeper').exists() == false && root.child('x/q').exists() == false && root.child('x/r').exists()", .true, data: pathData, wildcards: pathWildcards),
+        Case("data.exists() && data.child('v').exists() == false && data.parent().child('r/s').hasChild('t')", .true, data: pathData, wildcards: pathWildcards),
+        // hasChild and hasChildren through packed records, nested records and a large map.
+        Case("root.child('x').hasChild('r/s/t') && !root.child('x').hasChild('r/s/u') && root.hasChild('x/big/k16')", .true, data: pathData, wildcards: pathWildcards),
+        Case("root.child('x/big').hasChildren(['k0', 'k9', 'k16']) && !root.child('x/big').hasChildren(['k0', 'k17'])", .true, data: pathData, wildcards: pathWildcards),
+        Case("root.child('x/big/k12').val() == 12 && root.child('x/big').child('k' + 3).val() == 3", .true, data: pathData, wildcards: pathWildcards),
+        // Integer-like keys are found by their text.
+        Case("root.child('n/1/2').val() == true && root.hasChild('n/10') && root.child('n/-5').val() == 2 && !root.hasChild('n/01')", .true, data: pathData, wildcards: pathWildcards),
+        // A key that cannot exist (a dot) simply does not, whether tested or read.
+        Case("root.child('x/a.b').exists() == false && root.child('x/a.b').val() == null && !root.hasChild('x/a.b')", .true, data: pathData, wildcards: pathWildcards),
+    ]
+
+    @Test("snapshot paths along and off the evaluation path", arguments: pathCases)
+    func paths(_ fact: Case) throws {
+        #expect(try evaluate(fact.rule, auth: fact.auth, data: fact.data, wildcards: fact.wildcards) == fact.expected)
+    }
+
     @Test(
         "rejected at load (security-rules.md §1.4)",
         arguments: [

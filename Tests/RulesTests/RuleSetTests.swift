@@ -55,6 +55,17 @@ struct RuleSetTests {
         #expect(message == "'+' needs numbers or strings, found a string and null in `'rooms/' + $room + '/members/' + auth.uid`")
     }
 
+    @Test("an explained write records rules at the root with the root as their location")
+    func rootTrace() throws {
+        let rules = try RulesTestSupport.load(#"{"rules": {".write": "auth != null", ".validate": "newData.hasChildren(['a'])", "a": {".validate": "newData.isNumber()"}}}"#)
+        let context = RulesContext(auth: try RulesTestSupport.json(#"{"uid":"u"}"#), root: .empty, now: 0, explain: true)
+        let value = try RulesTestSupport.data(#"{"a": 1}"#)
+        let decision = rules.authorizeWrite(at: try Path("/"), context: context, newRoot: value)
+        #expect(decision.allowed)
+        #expect(decision.trace.map(\.rulePath) == ["/.write", "/.validate", "/a/.validate"])
+        #expect(decision.trace.map(\.location) == [try Path("/"), try Path("/"), try Path("/a")])
+    }
+
     @Test("without explain the trace stays empty")
     func noTrace() throws {
         let rules = try RulesTestSupport.load(chat)

@@ -27,4 +27,10 @@ public struct IndexEntry: Sendable, Hashable, Comparable, CustomStringConvertibl
 
 extension IndexEntry: SortedTreeElement {
     var sortKey: IndexEntry { self }
+
+    static func withProbe<R>(_ key: IndexEntry, _ body: (IndexEntry) throws -> R) rethrows -> R { try body(key) }
+
+    static func order(_ element: borrowing IndexEntry, _ probe: IndexEntry) -> Int { compare(copy element, probe) }
+
+    static func order(key: borrowing IndexEntry, _ probe: IndexEntry) -> Int { compare(copy key, probe) }
 }

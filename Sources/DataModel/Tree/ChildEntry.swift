@@ -16,4 +16,10 @@ extension ChildEntry: SortedTreeElement {
     var sortKey: Key { key }
 
     static func compare(_ a: Key, _ b: Key) -> Int { Key.compare(a, b) }
+
+    static func withProbe<R>(_ key: Key, _ body: (KeyProbe) throws -> R) rethrows -> R { try key.withProbe(body) }
+
+    static func order(_ element: borrowing ChildEntry, _ probe: KeyProbe) -> Int { probe.order(of: element.key) }
+
+    static func order(key: borrowing Key, _ probe: KeyProbe) -> Int { probe.order(of: key) }
 }

@@ -26,28 +26,54 @@ struct ChildMap: Sendable {
         }
     }
 
-    /// The child with `key`, if present.
-    func child(_ key: Key) -> Node? {
+    /// The child with `key`; ``Node/empty`` when absent.
+    func child(_ key: Key) -> Node {
         switch representation {
         case .flat(let entries):
-            let (index, found) = Self.search(entries, key)
-            return found ? entries[index].node : nil
+            return key.withProbe { probe in
+                entries.withUnsafeBufferPointer { entries in
+                    Self.search(entries, probe).found.map { entries[$0].node } ?? .empty
+                }
+            }
         case .tree(let tree):
-            return tree.element(for: key)?.node
+            return tree.element(for: key) { $0.node } ?? .empty
+        }
+    }
+
+    /// Whether there is a child with `key`.
+    func hasChild(_ key: Key) -> Bool {
+        switch representation {
+        case .flat(let entries):
+            return Self.search(entries, key).found
+        case .tree(let tree):
+            return tree.element(for: key) { _ in true } ?? false
         }
     }
 
     /// Binary search in a flat array: insertion index and whether `key` is there.
+    ///
+    /// The key is prepared once and the entries compared in place, so a step costs no retain or release.
     static func search(_ entries: ContiguousArray<ChildEntry>, _ key: Key) -> (index: Int, found: Bool) {
+        key.withProbe { probe in
+            entries.withUnsafeBufferPointer { entries in
+                let (index, found) = search(entries, probe)
+                return (found ?? index, found != nil)
+            }
+        }
+    }
+
+    /// Binary search for a probed key: the index where it is (`found`), else the insertion index (`index`).
+    @inline(__always)
+    static func search(_ entries: UnsafeBufferPointer<ChildEntry>, _ probe: KeyProbe) -> (index: Int, found: Int?) {
         var low = 0
         var high = entries.count
         while low < high {
             let middle = (low + high) / 2
-            let order = Key.compare(entries[middle].key, key)
-            if order == 0 { return (middle, true) }
+            let order = probe.order(of: entries[middle].key)
+            if order == 0 { return (middle, middle) }
             if order < 0 { low = middle + 1 } else { high = middle }
         }
-        return (low, false)
+        return (low, nil)
     }
 
     /// Gives `body` in-place access to the child at `key` (``Node/empty`` when absent); afterwards an empty result

@@ -97,7 +97,23 @@ public struct Key: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Key order over two UTF-8 byte sequences.
     static func compareBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
         if a.baseAddress == b.baseAddress && a.count == b.count { return 0 }  // the same storage
-        switch (parseInteger(a), parseInteger(b)) {
+        return compare(a, integer(a), b, integer(b))
+    }
+
+    /// The integer value of a key's bytes (``parseInteger(_:)``), checking first whether the key can be one at all:
+    /// only keys starting with a digit or `-` can, so most keys (names, push ids) skip the parse.
+    @inline(__always)
+    static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard let first = bytes.first, first &- UInt8(ascii: "0") < 10 || first == UInt8(ascii: "-") else { return nil }
+        return parseInteger(bytes)
+    }
+
+    /// Key order of two keys' bytes whose integer values (``integer(_:)``) the caller has already parsed.
+    @inline(__always)
+    static func compare(
+        _ a: UnsafeBufferPointer<UInt8>, _ aInteger: Int64?, _ b: UnsafeBufferPointer<UInt8>, _ bInteger: Int64?
+    ) -> Int {
+        switch (aInteger, bInteger) {
         case (let x?, let y?):
             if x != y { return x < y ? -1 : 1 }
             if a.count != b.count { return a.count < b.count ? -1 : 1 }

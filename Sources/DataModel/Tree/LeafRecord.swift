@@ -115,10 +115,14 @@ struct LeafRecord: @unchecked Sendable {
     }
 
     /// Number of children.
-    var count: Int { Int(buffer.header.count) }
+    var count: Int { Int(header.count) }
 
     /// Size of the packed bytes.
-    var byteCount: Int { Int(buffer.header.byteCount) }
+    var byteCount: Int { Int(header.byteCount) }
+
+    /// The header, read through its pointer: `ManagedBuffer.header` is a class property, whose every read costs
+    /// a dynamic exclusivity check.
+    private var header: Header { buffer.withUnsafeMutablePointerToHeader { $0.pointee } }
 
     /// Wraps packed storage.
     init(buffer: Buffer) {
@@ -150,36 +154,38 @@ struct LeafRecord: @unchecked Sendable {
 
     /// Calls `body` with each child's key bytes and value, in key order, until it returns `false`.
     func forEach(_ body: (UnsafeBufferPointer<UInt8>, Value) -> Bool) {
-        let byteCount = Int(buffer.header.byteCount)
+        let byteCount = self.byteCount
         buffer.withUnsafeMutablePointerToElements { mutableBase in
             let base = UnsafePointer(mutableBase)
             var offset = 0
             while offset < byteCount {
                 let keyCount = Int(base[offset])
                 let key = UnsafeBufferPointer(start: base + offset + 1, count: keyCount)
-                offset += 1 + keyCount
-                let tag = base[offset]
-                offset += 1
-                let value: Value
-                switch tag {
-                case Tag.false, Tag.true:
-                    value = .bool(tag == Tag.true)
-                case Tag.number:
-                    let bits = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
-                    value = .number(Double(bitPattern: UInt64(littleEndian: bits)))
-                    offset += 8
-                case Tag.record:
-                    let count = Int(base[offset])
-                    let length = Int(UInt16(littleEndian: UnsafeRawPointer(base + offset + 1).loadUnaligned(as: UInt16.self)))
-                    value = .record(count: count, bytes: UnsafeBufferPointer(start: base + offset + 3, count: length))
-                    offset += 3 + length
-                default:
-                    let length = Int(UInt16(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt16.self)))
-                    value = .string(UnsafeBufferPointer(start: base + offset + 2, count: length))
-                    offset += 2 + length
-                }
+                let (value, next) = Self.value(base, at: offset + 1 + keyCount)
+                offset = next
                 if !body(key, value) { return }
             }
+        }
+    }
+
+    /// Decodes the value whose tag is at `offset` (just after its key); returns it and the offset of the next child.
+    @inline(__always)
+    private static func value(_ base: UnsafePointer<UInt8>, at tagOffset: Int) -> (Value, next: Int) {
+        let tag = base[tagOffset]
+        let offset = tagOffset + 1
+        switch tag {
+        case Tag.false, Tag.true:
+            return (.bool(tag == Tag.true), offset)
+        case Tag.number:
+            let bits = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self)
+            return (.number(Double(bitPattern: UInt64(littleEndian: bits))), offset + 8)
+        case Tag.record:
+            let count = Int(base[offset])
+            let length = Int(UInt16(littleEndian: UnsafeRawPointer(base + offset + 1).loadUnaligned(as: UInt16.self)))
+            return (.record(count: count, bytes: UnsafeBufferPointer(start: base + offset + 3, count: length)), offset + 3 + length)
+        default:
+            let length = Int(UInt16(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt16.self)))
+            return (.string(UnsafeBufferPointer(start: base + offset + 2, count: length)), offset + 2 + length)
         }
     }
 
@@ -194,16 +200,51 @@ struct LeafRecord: @unchecked Sendable {
     }
 
     /// The child with `key`, if present.
+    ///
+    /// Scans the keys in one pass over the bytes (at most ``maxChildren``), comparing lengths first.
     func child(_ key: Key) -> Node? {
-        var found: Node?
-        key.string.withUTF8Bytes { wanted in
-            forEach { name, value in
-                guard name.count == wanted.count, CodeUnitOrder.compare(name, wanted) == 0 else { return true }
-                found = LeafRecord.node(value)
-                return false
-            }
+        buffer.withUnsafeMutablePointerToElements { mutableBase in
+            let base = UnsafePointer(mutableBase)
+            return valueOffset(of: key, in: base).map { LeafRecord.node(Self.value(base, at: $0).0) }
         }
-        return found
+    }
+
+    /// Whether there is a child with `key` (without building its node).
+    func hasChild(_ key: Key) -> Bool {
+        buffer.withUnsafeMutablePointerToElements { valueOffset(of: key, in: UnsafePointer($0)) != nil }
+    }
+
+    /// The offset of the tag of the child with `key` in the packed bytes at `base`, or `nil` when there is none.
+    private func valueOffset(of key: Key, in base: UnsafePointer<UInt8>) -> Int? {
+        let byteCount = self.byteCount
+        return key.string.withUTF8Bytes { wanted in
+            var offset = 0
+            while offset < byteCount {
+                let keyCount = Int(base[offset])
+                let tagOffset = offset + 1 + keyCount
+                if keyCount == wanted.count
+                    && CodeUnitOrder.equal(UnsafeBufferPointer(start: base + offset + 1, count: keyCount), wanted)
+                {
+                    return tagOffset
+                }
+                offset = Self.end(base, at: tagOffset)
+            }
+            return nil
+        }
+    }
+
+    /// The offset just after the value whose tag is at `tagOffset` (the next child's key length).
+    @inline(__always)
+    private static func end(_ base: UnsafePointer<UInt8>, at tagOffset: Int) -> Int {
+        let offset = tagOffset + 1
+        switch base[tagOffset] {
+        case Tag.false, Tag.true: return offset
+        case Tag.number: return offset + 8
+        case Tag.record:
+            return offset + 3 + Int(UInt16(littleEndian: UnsafeRawPointer(base + offset + 1).loadUnaligned(as: UInt16.self)))
+        default:
+            return offset + 2 + Int(UInt16(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt16.self)))
+        }
     }
 
     /// All children as general entries (for writes and rank queries).
@@ -220,8 +261,8 @@ struct LeafRecord: @unchecked Sendable {
     /// Whether two records hold the same bytes.
     func hasSameBytes(as other: LeafRecord) -> Bool {
         if buffer === other.buffer { return true }
-        let count = Int(buffer.header.byteCount)
-        guard count == Int(other.buffer.header.byteCount) else { return false }
+        let count = byteCount
+        guard count == other.byteCount else { return false }
         return buffer.withUnsafeMutablePointerToElements { left in
             other.buffer.withUnsafeMutablePointerToElements { right in
                 CodeUnitOrder.compare(

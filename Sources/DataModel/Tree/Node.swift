@@ -161,10 +161,21 @@ public struct Node: Sendable {
     /// The child at `key`; ``empty`` when absent or when this node is a leaf.
     public func child(_ key: Key) -> Node {
         switch storage {
-        case .children(let map): return map.child(key) ?? .empty
+        case .children(let map): return map.child(key)
         case .record(let record): return record.child(key) ?? .empty
         case .prioritized(let box): return box.content.child(key)
         case .empty, .bool, .number, .string: return .empty
+        }
+    }
+
+    /// Whether there is a child at `key`: the same as `!child(key).isEmpty`, without building the child (a packed
+    /// record's values are decoded on access).
+    public func hasChild(_ key: Key) -> Bool {
+        switch storage {
+        case .children(let map): return map.hasChild(key)
+        case .record(let record): return record.hasChild(key)
+        case .prioritized(let box): return box.content.hasChild(key)
+        case .empty, .bool, .number, .string: return false
         }
     }
 

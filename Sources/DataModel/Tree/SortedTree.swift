@@ -6,6 +6,14 @@ protocol SortedTreeElement {
     var sortKey: SortKey { get }
     /// Three-way comparison of sort keys: negative when `a` sorts first, zero when equal.
     static func compare(_ a: SortKey, _ b: SortKey) -> Int
+    /// A sort key prepared once for the many comparisons of one search (for keys: their bytes and integer value).
+    associatedtype Probe
+    /// Calls `body` with `key` prepared for searching.
+    static func withProbe<R>(_ key: SortKey, _ body: (Probe) throws -> R) rethrows -> R
+    /// Three-way comparison of a stored element's sort key with a probe: negative when the element sorts first.
+    static func order(_ element: borrowing Self, _ probe: Probe) -> Int
+    /// The same for a stored sort key (an internal node's lower bound).
+    static func order(key: borrowing SortKey, _ probe: Probe) -> Int
 }
 
 /// A persistent (copy-on-write) B+-tree of unique elements in sort-key order with subtree counts.
@@ -63,25 +71,24 @@ struct SortedTree<Element: SortedTreeElement> {
     /// Whether the tree holds no element.
     var isEmpty: Bool { root.count == 0 }
 
-    /// The element with `key`, if any.
-    func element(for key: Element.SortKey) -> Element? {
-        var node = root
-        while !node.isLeaf { node = node.children[node.childIndex(for: key)] }
-        let (index, found) = node.elementIndex(for: key)
-        return found ? node.elements[index] : nil
+    /// `project` applied in place to the element with `key`, or `nil` when there is none (no copy of the element).
+    func element<R>(for key: Element.SortKey, _ project: (borrowing Element) -> R) -> R? {
+        Element.withProbe(key) { root.element(for: $0, project) }
     }
 
     /// Number of elements whose sort key is smaller than `key`, and whether `key` itself is present.
     func rank(of key: Element.SortKey) -> (rank: Int, found: Bool) {
-        var node = root
-        var rank = 0
-        while !node.isLeaf {
-            let index = node.childIndex(for: key)
-            for countIndex in 0..<index { rank += node.childCounts[countIndex] }
-            node = node.children[index]
+        Element.withProbe(key) { probe in
+            var node = root
+            var rank = 0
+            while !node.isLeaf {
+                let index = node.childIndex(for: probe)
+                for countIndex in 0..<index { rank += node.childCounts[countIndex] }
+                node = node.children[index]
+            }
+            let (index, found) = node.elementIndex(for: probe)
+            return (rank + index, found)
         }
-        let (index, found) = node.elementIndex(for: key)
-        return (rank + index, found)
     }
 
     /// Number of leading elements for which `isBefore` holds, for a predicate that is true for a prefix of the

@@ -14,9 +14,12 @@ final class SortedTreeNode<Element: SortedTreeElement>: @unchecked Sendable {
     var childCounts: ContiguousArray<Int>
     /// Elements in this subtree.
     var count: Int
+    /// Whether this is a leaf (a node never changes kind). A constant, so testing it needs no exclusivity check.
+    let isLeaf: Bool
 
     /// A leaf.
     init(elements: ContiguousArray<Element>) {
+        self.isLeaf = true
         self.elements = elements
         self.children = []
         self.lowerBounds = []
@@ -26,6 +29,8 @@ final class SortedTreeNode<Element: SortedTreeElement>: @unchecked Sendable {
 
     /// An internal node over non-empty children.
     init(children: ContiguousArray<SortedTreeNode>) {
+        precondition(!children.isEmpty, "an internal node needs children")
+        self.isLeaf = false
         self.elements = []
         self.children = children
         self.lowerBounds = ContiguousArray(children.map { $0.firstKey })
@@ -34,6 +39,7 @@ final class SortedTreeNode<Element: SortedTreeElement>: @unchecked Sendable {
     }
 
     private init(copying other: SortedTreeNode) {
+        isLeaf = other.isLeaf
         elements = other.elements
         children = other.children
         lowerBounds = other.lowerBounds
@@ -43,8 +49,6 @@ final class SortedTreeNode<Element: SortedTreeElement>: @unchecked Sendable {
 
     /// A shallow copy sharing children (their arrays are copied on write).
     func copy() -> SortedTreeNode { SortedTreeNode(copying: self) }
-
-    var isLeaf: Bool { children.isEmpty }
 
     /// Number of direct items (elements of a leaf, children of an internal node).
     var width: Int { isLeaf ? elements.count : children.count }
@@ -56,26 +60,57 @@ final class SortedTreeNode<Element: SortedTreeElement>: @unchecked Sendable {
 
     /// Position of `key` among the leaf elements: the insertion index and whether it is already there.
     func elementIndex(for key: Element.SortKey) -> (index: Int, found: Bool) {
+        Element.withProbe(key) { elementIndex(for: $0) }
+    }
+
+    /// Position of a probed key among the leaf elements: the insertion index and whether it is already there.
+    ///
+    /// Compares the elements in place (no copy, so no retain and release per step) under one access to `elements`.
+    func elementIndex(for probe: Element.Probe) -> (index: Int, found: Bool) {
+        elements.withUnsafeBufferPointer { Self.search($0, probe) }
+    }
+
+    /// Binary search of sorted elements for a probed key: the insertion index and whether it is already there.
+    @inline(__always)
+    static func search(_ elements: UnsafeBufferPointer<Element>, _ probe: Element.Probe) -> (index: Int, found: Bool) {
         var low = 0
         var high = elements.count
         while low < high {
             let middle = (low + high) / 2
-            let order = Element.compare(elements[middle].sortKey, key)
+            let order = Element.order(elements[middle], probe)
             if order == 0 { return (middle, true) }
             if order < 0 { low = middle + 1 } else { high = middle }
         }
         return (low, false)
     }
 
+    /// `project` applied in place to the element with a probed key in this subtree, or `nil` when there is none;
+    /// one descent that reads each node's arrays once and copies only what `project` returns.
+    func element<R>(for probe: Element.Probe, _ project: (borrowing Element) -> R) -> R? {
+        var node = self
+        while !node.isLeaf { node = node.children[node.childIndex(for: probe)] }
+        return node.elements.withUnsafeBufferPointer { elements in
+            let (index, found) = Self.search(elements, probe)
+            return found ? project(elements[index]) : nil
+        }
+    }
+
     /// Index of the child whose range holds `key`: the last `i ≥ 1` with `lowerBounds[i] ≤ key`, else 0.
     func childIndex(for key: Element.SortKey) -> Int {
-        var low = 1
-        var high = children.count
-        while low < high {
-            let middle = (low + high) / 2
-            if Element.compare(lowerBounds[middle], key) <= 0 { low = middle + 1 } else { high = middle }
+        Element.withProbe(key) { childIndex(for: $0) }
+    }
+
+    /// Index of the child whose range holds a probed key: the last `i ≥ 1` with `lowerBounds[i] ≤ key`, else 0.
+    func childIndex(for probe: Element.Probe) -> Int {
+        lowerBounds.withUnsafeBufferPointer { bounds in
+            var low = 1
+            var high = bounds.count
+            while low < high {
+                let middle = (low + high) / 2
+                if Element.order(key: bounds[middle], probe) <= 0 { low = middle + 1 } else { high = middle }
+            }
+            return low - 1
         }
-        return low - 1
     }
 
     /// Makes `children[index]` safe to mutate, copying it when shared.

@@ -26,6 +26,8 @@ final class CompiledRule: Sendable {
     /// Where the rule's value starts in the file.
     let position: SourcePosition
     let body: Body
+    /// The range of the whole expression, which a non-boolean result is reported at.
+    private let wholeSource: SourceRange
     private let trueCount = Atomic<Int>(0)
     private let falseCount = Atomic<Int>(0)
     private let errorCount = Atomic<Int>(0)
@@ -36,6 +38,7 @@ final class CompiledRule: Sendable {
         self.source = source
         self.position = position
         self.body = body
+        self.wholeSource = SourceRange(0..<source.utf8.count)
     }
 
     /// Whether the rule is the constant `false` (JSON `false` or the expression `false`).
@@ -62,8 +65,7 @@ final class CompiledRule: Sendable {
             outcome = flag ? .true : .false
         case .expression(let expression):
             do throws(EvaluationError) {
-                let whole = SourceRange(0..<source.utf8.count)
-                outcome = try context.evaluateRule(expression, source: whole) ? .true : .false
+                outcome = try context.evaluateRule(expression, source: wholeSource) ? .true : .false
             } catch {
                 outcome = .error(error)
             }

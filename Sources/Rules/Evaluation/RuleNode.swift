@@ -9,6 +9,8 @@ final class RuleNode: Sendable {
     let literalChildren: [Key: RuleNode]
     /// The same children in file order, so walks (and their traces) are deterministic.
     let literalChildList: [(key: Key, node: RuleNode)]
+    /// The keys of ``literalChildList``, scanned by ``literalChild(_:)``.
+    private let literalKeys: [Key]
     /// The `$wildcard` child, which matches every key not named literally.
     let wildcard: RuleNode?
     /// Whether this node or any below it has a `.validate` rule; writes skip subtrees without any.
@@ -25,6 +27,7 @@ final class RuleNode: Sendable {
         self.write = write
         self.validate = validate
         self.literalChildList = literalChildren
+        self.literalKeys = literalChildren.map(\.key)
         self.literalChildren = Dictionary(literalChildren, uniquingKeysWith: { first, _ in first })
         self.wildcard = wildcard
         hasValidation =
@@ -41,9 +44,10 @@ final class RuleNode: Sendable {
     /// The child named literally `key`. Short lists are scanned (comparing a few keys' bytes is cheaper than
     /// hashing one), long ones looked up.
     func literalChild(_ key: Key) -> RuleNode? {
-        if literalChildList.count <= 8 {
-            for entry in literalChildList where entry.key == key { return entry.node }
-            return nil
+        if literalKeys.count <= 8 {
+            // By index, so no entry is copied on the way.
+            let index = literalKeys.withUnsafeBufferPointer { keys in keys.firstIndex { $0 == key } }
+            return index.map { literalChildList[$0].node }
         }
         return literalChildren[key]
     }

@@ -12,7 +12,7 @@ extension RuleSet {
     ///   - query: the query of a listen or REST read, `nil` for a plain read.
     ///   - context: auth, current data and time.
     public func authorizeRead(at path: Path, query: QueryParams?, context: RulesContext) -> RulesDecision {
-        var evaluation = makeEvaluation(context, newRoot: nil, query: query.map(RuleQuery.init) ?? .plain, path: path.keys)
+        var evaluation = makeEvaluation(context, newRoot: nil, query: query.map(RuleQuery.init), path: path.keys)
         var trace: [RuleEvaluation] = []
         var node = root
         while true {
@@ -63,7 +63,8 @@ extension RuleSet {
     /// The one entry of a set: the location itself.
     private static let wholeLocation: [[Key]] = [[]]
 
-    func makeEvaluation(_ context: RulesContext, newRoot: Node?, query: RuleQuery, path: [Key]) -> EvaluationContext {
+    /// An evaluation context at the root; `query` is `nil` for writes and plain reads.
+    func makeEvaluation(_ context: RulesContext, newRoot: Node?, query: RuleQuery?, path: [Key]) -> EvaluationContext {
         EvaluationContext(
             auth: context.auth.map(RuleValue.init) ?? .null, now: context.now, oldRoot: context.root, newRoot: newRoot,
             query: query, path: path, regexStepLimit: options.limits.maxRegexSteps)
@@ -71,7 +72,7 @@ extension RuleSet {
 
     private func authorize(base: [Key], entries: [[Key]], context: RulesContext, newRoot: Node) -> RulesDecision {
         var walker = WriteWalker(
-            evaluation: makeEvaluation(context, newRoot: newRoot, query: .plain, path: base), explain: context.explain)
+            evaluation: makeEvaluation(context, newRoot: newRoot, query: nil, path: base), explain: context.explain)
         let allowed = walker.authorize(root: root, base: base, entries: entries)
         return RulesDecision(allowed: allowed, trace: walker.trace)
     }
@@ -95,7 +96,7 @@ private struct WriteWalker {
     /// Evaluates `rule` at the current location.
     private mutating func run(_ rule: CompiledRule) -> Bool {
         let outcome = rule.evaluate(evaluation)
-        if explain { trace.append(rule.traceEntry(outcome, location: evaluation.path[0..<evaluation.depth])) }
+        if explain { trace.append(rule.traceEntry(outcome, location: evaluation.location[...])) }
         if case .true = outcome { return true }
         return false
     }
@@ -104,7 +105,7 @@ private struct WriteWalker {
     /// value is not null. Returns false when validation fails.
     private mutating func visit(_ node: RuleNode, permitted: inout Bool, checkWrite: Bool) -> Bool {
         if checkWrite, !permitted, let rule = node.write { permitted = run(rule) }
-        if let rule = node.validate, !evaluation.newData.isEmpty { return run(rule) }
+        if let rule = node.validate, evaluation.newDataExists { return run(rule) }
         return true
     }
 
@@ -120,7 +121,7 @@ private struct WriteWalker {
             node = next
             evaluation.descend()
         }
-        var visitedIntermediates: Set<ArraySlice<Key>> = []
+        var visitedIntermediates: Set<[Key]> = []
         for entry in entries {
             evaluation.ascend(to: base.count)
             evaluation.path = entry.isEmpty ? base : base + entry
@@ -136,7 +137,7 @@ private struct WriteWalker {
                 current = next
                 if index < entry.count - 1 {
                     // An intermediate location: possibly shared with other entries, validated once.
-                    if entries.count == 1 || visitedIntermediates.insert(evaluation.path[0..<evaluation.depth]).inserted {
+                    if entries.count == 1 || visitedIntermediates.insert(evaluation.location).inserted {
                         guard visit(current, permitted: &entryPermitted, checkWrite: true) else { return false }
                     } else if !entryPermitted, let rule = current.write {
                         entryPermitted = run(rule)
@@ -147,7 +148,7 @@ private struct WriteWalker {
                 guard visit(current, permitted: &entryPermitted, checkWrite: true) else { return false }
             }
             guard entryPermitted else { return false }
-            if reached && !evaluation.newData.isEmpty {
+            if reached && evaluation.newDataExists {
                 guard validateSubtree(current) else { return false }
             }
         }
@@ -161,11 +162,11 @@ private struct WriteWalker {
         let newData = evaluation.newData
         var literalsPresent = 0
         for (key, child) in node.literalChildList {
-            let newChild = newData.child(key)
+            let (newChild, oldChild) = newData.child(key, alongside: data)
             if newChild.isEmpty { continue }
             literalsPresent += 1
             guard child.hasValidation else { continue }
-            guard validateChild(child, key: key, old: data.child(key), new: newChild) else { return false }
+            guard validateChild(child, key: key, old: oldChild, new: newChild) else { return false }
         }
         guard let wildcard = node.wildcard, wildcard.hasValidation, newData.childCount > literalsPresent else { return true }
         if node.wildcardAlwaysFails, !explain, let rule = wildcard.validate {
@@ -181,12 +182,10 @@ private struct WriteWalker {
 
     private mutating func validateChild(_ node: RuleNode, key: Key, old: Node, new: Node) -> Bool {
         let level = evaluation.depth
-        evaluation.path.append(key)
-        evaluation.descend(old: old, new: new)
+        evaluation.descend(key: key, old: old, new: new)
         var ignored = true
         let valid = visit(node, permitted: &ignored, checkWrite: false) && validateSubtree(node)
         evaluation.ascend(to: level)
-        evaluation.path.removeLast()
         return valid
     }
 }

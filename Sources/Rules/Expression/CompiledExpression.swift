@@ -46,15 +46,16 @@ indirect enum CompiledExpression: Sendable {
     }
 
     /// Literal text of a path template, split at `/`: `head` continues the segment before it, `inner` are whole
-    /// segments, `tail` starts the next one (when the text has a slash).
-    struct PathText: Sendable {
-        var head: String
-        var inner: [Key]
-        var tail: String
-        var hasSlash: Bool
+    /// segments, `tail` starts the next one (when the text has a slash). A class, so that evaluating a template
+    /// copies one reference per piece instead of five.
+    final class PathText: Sendable {
+        let head: String
+        let inner: [Key]
+        let tail: String
+        let hasSlash: Bool
         /// `head` and `tail` as keys, for when they make up a whole segment (nil when empty).
-        var headKey: Key?
-        var tailKey: Key?
+        let headKey: Key?
+        let tailKey: Key?
 
         init(_ text: String) {
             let parts = text.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {

@@ -17,6 +17,15 @@ struct RuleQuery: Sendable {
     var limitToFirst = RuleValue.null
     var limitToLast = RuleValue.null
 
+    /// A query shared by reference: evaluation contexts carry it without copying its values.
+    final class Box: Sendable {
+        let query: RuleQuery
+
+        init(_ query: RuleQuery) {
+            self.query = query
+        }
+    }
+
     /// A plain read without query: key order, no bounds, no limits (also what `.write`/`.validate` rules see).
     static let plain = RuleQuery()
 

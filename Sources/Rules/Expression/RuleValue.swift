@@ -6,7 +6,8 @@ enum RuleValue: Sendable {
     case bool(Bool)
     case number(Double)
     case string(String)
-    case snapshot(RuleSnapshot)
+    /// Boxed: a snapshot is several times larger than the other cases, and every value would pay for its size.
+    indirect case snapshot(RuleSnapshot)
     /// What `val()` returns for a node with children: not null, but opaque (§5.3, §6).
     case object
     /// An object or array inside `auth` (claims maps, `firebase.identities` lists).

@@ -5,11 +5,19 @@ enum StringBytes {
     static func equal(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
         if let result = a.utf8.withContiguousStorageIfAvailable({ x in
-            b.utf8.withContiguousStorageIfAvailable { y in x.elementsEqual(y) }
+            b.utf8.withContiguousStorageIfAvailable { y in equalBytes(x, y) }
         }), let result {
             return result
         }
         return a.utf8.elementsEqual(b.utf8)
+    }
+
+    /// Whether two byte sequences of the same length are equal (a plain loop: `elementsEqual` goes through
+    /// iterators).
+    private static func equalBytes(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
+        if x.baseAddress == y.baseAddress { return true }
+        for index in 0..<x.count where x[index] != y[index] { return false }
+        return true
     }
 
     /// Three-way comparison in UTF-16 code-unit order (JavaScript's `<` on strings), computed on UTF-8: the first
