@@ -1,6 +1,6 @@
 import Testing
 
-@testable import WSLoad
+@testable import LoadTester
 
 @Suite("FirebaseMessage")
 struct FirebaseMessageTests {
@@ -43,8 +43,11 @@ struct FirebaseMessageTests {
                 Issue.record("not a push")
                 return
             }
-            #expect(FirebaseMessage.samePath(bytes, path, Array("/bench/room0".utf8)))
-            #expect(!FirebaseMessage.samePath(bytes, path, Array("/bench/room1".utf8)))
+            #expect(FirebaseMessage.relation(of: bytes, path, to: Array("/bench/room0".utf8)) == .same)
+            #expect(FirebaseMessage.relation(of: bytes, path, to: Array("/bench/room1".utf8)) == nil)
+            #expect(FirebaseMessage.relation(of: bytes, path, to: Array("/bench".utf8)) == .below)
+            #expect(FirebaseMessage.relation(of: bytes, path, to: Array("/".utf8)) == .below)
+            #expect(FirebaseMessage.relation(of: bytes, path, to: Array("/bench/room".utf8)) == nil)
             #expect(BenchValue(bytes, objectAt: data) == BenchValue(sequence: 4, sentAt: 123, writer: 2))
         }
     }
@@ -72,7 +75,9 @@ struct BenchPushTests {
     static let prefix = BenchPush.prefix(path: Array("/bench/room3".utf8))
 
     private func value(_ text: String) -> BenchValue? {
-        Self.prefix.withUnsafeBufferPointer { prefix in withBytes(text) { BenchPush.value($0, prefix: prefix) } }
+        Self.prefix.withUnsafeBufferPointer { prefix in
+            withBytes(text) { BenchPush.value($0, prefix: prefix, closers: 3) }
+        }
     }
 
     @Test("reads an update in the exact shape Canopy sends")
@@ -92,6 +97,26 @@ struct BenchPushTests {
         #"{"t":"d","d":{"a":"m","b":{"p":"/bench/room3","d":{"pad":"xx","seq":1,"ts":2,"w":0}}}}"#,
         #"{"t":"d","d":{"a":"d","b":{"p":"/bench/room3","d":{"seq":1,"ts":2,"w":0,"pad":"xx"}}}}"#,
         #"{"t":"d","d":{"a":"d","b":{"p":"/bench/room3","d":null}}}"#,
+    ])
+    func refusesOtherShapes(text: String) {
+        #expect(value(text) == nil)
+    }
+}
+
+@Suite("BenchPush on bare objects (MQTT and raw WebSocket)")
+struct BarePushTests {
+    private func value(_ text: String) -> BenchValue? {
+        withBytes(text) { BenchPush.value($0, prefix: UnsafeBufferPointer(start: nil, count: 0), closers: 0) }
+    }
+
+    @Test("reads the bare update object")
+    func readsBareObject() {
+        #expect(value(#"{"pad":"xxxxxxxx","seq":3,"ts":99,"w":1}"#) == BenchValue(sequence: 3, sentAt: 99, writer: 1))
+    }
+
+    @Test("refuses trailing bytes and wrapped objects", arguments: [
+        #"{"pad":"xxxxxxxx","seq":3,"ts":99,"w":1}}"#, #"{"pad":"xxxxxxxx","seq":3,"ts":99,"w":1} "#,
+        #"[{"pad":"xxxxxxxx","seq":3,"ts":99,"w":1}]"#,
     ])
     func refusesOtherShapes(text: String) {
         #expect(value(text) == nil)

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import WSLoad
+@testable import LoadTester
 
 /// Runs `body` over the UTF-8 bytes of `text`.
 func withBytes<Result>(_ text: String, _ body: (JSONScan.Bytes) -> Result) -> Result {
@@ -66,5 +66,12 @@ struct JSONScanTests {
             }
             #expect(keys == ["pad", "seq", "ts", "w"])
         }
+    }
+
+    @Test("recognizes null only as a whole value", arguments: [
+        ("null", true), ("null}", true), ("null ,", true), ("nul", false), ("nullx", false), ("\"null\"", false),
+    ])
+    func recognizesNull(text: String, isNull: Bool) {
+        withBytes(text) { #expect(JSONScan.isNull($0, at: 0) == isNull) }
     }
 }
