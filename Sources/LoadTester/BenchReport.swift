@@ -146,6 +146,8 @@ public struct BenchReport: Codable, Sendable {
     /// One second of the workload.
     public struct TimelinePoint: Codable, Sendable {
         public var second: Int
+        /// Seconds of the workload this point covers: 1, or less for the last, partial second.
+        public var seconds: Double
         public var deliveries: Int
         public var acks: Int
         public var sent: Int

@@ -28,8 +28,8 @@ struct IntervalAggregate {
         }
     }
 
-    /// Every second from 0 to the last that saw anything.
-    var timeline: [BenchReport.TimelinePoint] {
+    /// Every second from 0 to the last that saw anything, for a workload that lasted `elapsed` seconds.
+    func timeline(elapsed: Double) -> [BenchReport.TimelinePoint] {
         guard let last = seconds.keys.max() else { return [] }
         return (0...last).map { second in
             let sample = seconds[second] ?? IntervalSample(second: second)
@@ -38,7 +38,7 @@ struct IntervalAggregate {
                     within: Self.slowNanoseconds...LatencyHistogram.highestTrackable)
                 : 0
             return BenchReport.TimelinePoint(
-                second: second, deliveries: sample.deliveries, acks: sample.acks, sent: sample.sent,
+                second: second, seconds: min(1, max(0.001, elapsed - Double(second))), deliveries: sample.deliveries, acks: sample.acks, sent: sample.sent,
                 p50: microseconds(sample.latency.nanoseconds(atPercentile: 50)),
                 p99: microseconds(sample.latency.nanoseconds(atPercentile: 99)),
                 max: microseconds(sample.latency.maximum), slow: Int(clamping: slow))

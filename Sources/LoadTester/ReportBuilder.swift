@@ -36,7 +36,7 @@ struct ReportBuilder {
             clientCPUSeconds: clientCPU,
             clientCPUNanosecondsPerDelivery: result.received > 0 ? clientCPU * 1e9 / Double(result.received) : nil,
             clientCores: elapsed > 0 ? clientCPU / elapsed : 0, server: server, stall: stallFigures,
-            timeline: aggregate.timeline, distribution: aggregate.distribution, errors: result.errors, failures: [])
+            timeline: aggregate.timeline(elapsed: elapsed), distribution: aggregate.distribution, errors: result.errors, failures: [])
         report.failures = failures(report)
         return report
     }

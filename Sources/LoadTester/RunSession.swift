@@ -64,13 +64,13 @@ struct RunSession {
             end = watch(start: start)
         }
         let clientCPU = fleet.clientCPUSeconds() - cpuAtStart
+        observer.workloadEnds()
         let stopped = try fleet.stop()
         aggregate.add(stopped.intervals)
         progress.finish()
-        observer.workloadEnds(deliveries: stopped.result.received, opened: connecting.opened)
         return ReportBuilder(
             configuration: configuration, plan: plan, result: stopped.result, aggregate: aggregate,
-            server: observer.figures, connect: connect, start: start, end: end, clientCPU: clientCPU,
+            server: observer.figures(deliveries: stopped.result.received, opened: connecting.opened), connect: connect, start: start, end: end, clientCPU: clientCPU,
             ranWorkload: runsWorkload
         ).report(date: date)
     }

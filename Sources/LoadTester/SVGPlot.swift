@@ -16,22 +16,26 @@ public enum SVGPlot {
         svg += text(
             x: margin.left, y: 24, escape(title(report)), size: 15, anchor: "start", weight: "bold")
         let timeline = report.timeline
-        let seconds = timeline.map { Double($0.second) + 0.5 }
+        let seconds = timeline.map { Double($0.second) + $0.seconds / 2 }
         var top = 40.0
         svg += panel(
             top: top, title: report.scenario == .echo ? "round trips per second" : "deliveries per second",
             xLabel: "seconds into the workload", yLabel: "per second",
             series: [
-                Series(name: "deliveries/s", color: "#1f77b4", points: zip(seconds, timeline.map { Double($0.deliveries) }).map { ($0, $1) }),
-                Series(name: "write acks/s", color: "#ff7f0e", points: zip(seconds, timeline.map { Double($0.acks) }).map { ($0, $1) }),
+                Series(
+                    name: "deliveries/s", color: "#1f77b4",
+                    points: timeline.map { (Double($0.second) + $0.seconds / 2, Double($0.deliveries) / $0.seconds) }),
+                Series(
+                    name: "write acks/s", color: "#ff7f0e",
+                    points: timeline.map { (Double($0.second) + $0.seconds / 2, Double($0.acks) / $0.seconds) }),
             ].filter { series in series.points.contains { $0.1 > 0 } }, xTicks: linearTicks, yTicks: linearTicks)
         top += panelHeight + margin.top + margin.bottom
         svg += panel(
             top: top, title: "latency per second", xLabel: "seconds into the workload", yLabel: "milliseconds",
             series: [
-                Series(name: "p99", color: "#d62728", points: zip(seconds, timeline.map { $0.p99 / 1000 }).map { ($0, $1) }),
-                Series(name: "p50", color: "#2ca02c", points: zip(seconds, timeline.map { $0.p50 / 1000 }).map { ($0, $1) }),
-            ].map { series in Series(name: series.name, color: series.color, points: series.points.filter { $0.1 > 0 }) },
+                Series(name: "p99", color: "#d62728", points: Array(zip(seconds, timeline.map { $0.p99 / 1000 }))),
+                Series(name: "p50", color: "#2ca02c", points: Array(zip(seconds, timeline.map { $0.p50 / 1000 }))),
+            ].map { Series(name: $0.name, color: $0.color, points: $0.points.filter { $0.1 > 0 }) },
             xTicks: linearTicks, yTicks: linearTicks)
         top += panelHeight + margin.top + margin.bottom
         let distribution = report.distribution.filter { $0.percentile < 100 }.map {

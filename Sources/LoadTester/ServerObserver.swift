@@ -54,11 +54,10 @@ struct ServerObserver {
         }
     }
 
-    /// As the workload ends: CPU, memory and the metrics' deltas; `deliveries` and `opened` give the per-unit figures.
-    mutating func workloadEnds(deliveries: Int, opened: Int) {
+    /// As the workload ends, before any connection closes: CPU, memory and the metrics' deltas.
+    mutating func workloadEnds() {
         if let pid, let start = cpuAtStart, let end = ProcessStats.cpuSeconds(pid: pid) {
             figures.cpuSeconds = end - start
-            if deliveries > 0 { figures.cpuNanosecondsPerDelivery = (end - start) * 1e9 / Double(deliveries) }
         }
         var metricsAfter: [String: Double]?
         if let metrics, metricsBefore != nil {
@@ -75,15 +74,22 @@ struct ServerObserver {
         } else {
             figures.residentEndBytes = resident(metrics: metricsAfter)
         }
-        if let before = figures.residentBeforeBytes, let end = figures.residentEndBytes, opened > 0 {
-            figures.residentPerConnectionBytes = Double(end - before) / Double(opened)
-        }
         guard let before = metricsBefore, let after = metricsAfter else { return }
         figures.framesEncoded = after[Self.encodedCounter].map { Int($0 - (before[Self.encodedCounter] ?? 0)) }
         figures.framesDelivered = after[Self.deliveredCounter].map { Int($0 - (before[Self.deliveredCounter] ?? 0)) }
         for name in after.keys where name.hasSuffix("_total") && after[name] != before[name] {
             figures.metricDeltas[name] = (after[name] ?? 0) - (before[name] ?? 0)
         }
+    }
+
+    /// The figures, with the per-delivery CPU and per-connection memory for `deliveries` and `opened`.
+    func figures(deliveries: Int, opened: Int) -> BenchReport.ServerFigures {
+        var figures = self.figures
+        if let cpu = figures.cpuSeconds, deliveries > 0 { figures.cpuNanosecondsPerDelivery = cpu * 1e9 / Double(deliveries) }
+        if let before = figures.residentBeforeBytes, let end = figures.residentEndBytes, opened > 0 {
+            figures.residentPerConnectionBytes = Double(end - before) / Double(opened)
+        }
+        return figures
     }
 
     /// The server's resident memory: from `/proc` with a PID, else from the metrics' standard gauge.
