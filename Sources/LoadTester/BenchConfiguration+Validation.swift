@@ -91,7 +91,9 @@ extension BenchConfiguration {
         }
     }
 
-    private static func check(_ name: String, _ value: Int, in range: ClosedRange<Int>) throws(BenchConfigurationError) {
+    private static func check(
+        _ name: String, _ value: Int, in range: ClosedRange<Int>
+    ) throws(BenchConfigurationError) {
         guard range.contains(value) else {
             throw BenchConfigurationError("\(name) must be in \(range.lowerBound)...\(range.upperBound), got \(value)")
         }

@@ -14,6 +14,7 @@ public enum BenchRunError: Error, CustomStringConvertible, Equatable {
     /// A system call needed to run failed.
     case system(String)
 
+    /// The reason, for people.
     public var description: String {
         switch self {
         case .unreachable(let reason): return "cannot reach the server: \(reason)"

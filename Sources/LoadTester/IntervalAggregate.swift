@@ -38,7 +38,8 @@ struct IntervalAggregate {
                     within: Self.slowNanoseconds...LatencyHistogram.highestTrackable)
                 : 0
             return BenchReport.TimelinePoint(
-                second: second, seconds: min(1, max(0.001, elapsed - Double(second))), deliveries: sample.deliveries, acks: sample.acks, sent: sample.sent,
+                second: second, seconds: min(1, max(0.001, elapsed - Double(second))),
+                deliveries: sample.deliveries, acks: sample.acks, sent: sample.sent,
                 p50: microseconds(sample.latency.nanoseconds(atPercentile: 50)),
                 p99: microseconds(sample.latency.nanoseconds(atPercentile: 99)),
                 max: microseconds(sample.latency.maximum), slow: Int(clamping: slow))
@@ -52,7 +53,8 @@ struct IntervalAggregate {
             0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 99.995, 99.999, 100,
         ]
         return percentiles.map {
-            BenchReport.DistributionPoint(percentile: $0, microseconds: microseconds(latency.nanoseconds(atPercentile: $0)))
+            BenchReport.DistributionPoint(
+                percentile: $0, microseconds: microseconds(latency.nanoseconds(atPercentile: $0)))
         }
     }
 }

@@ -6,7 +6,6 @@ enum MQTTPacket {
     static let connectAcknowledgement: UInt8 = 2
     static let publish: UInt8 = 3
     static let subscribeAcknowledgement: UInt8 = 9
-    static let pingResponse: UInt8 = 13
 
     /// One packet found in a buffer: its type, the fixed header's flags, where its variable part lies, and the index
     /// just past it.
@@ -48,7 +47,8 @@ enum MQTTPacket {
         guard length <= maximumBytes else { return .malformed }
         guard bytes.count - index >= length else { return .incomplete }
         let first = bytes[start]
-        return .packet(Found(type: first >> 4, flags: first & 0x0F, body: index..<(index + length), end: index + length))
+        let body = index..<(index + length)
+        return .packet(Found(type: first >> 4, flags: first & 0x0F, body: body, end: body.upperBound))
     }
 
     /// The application message of a PUBLISH (§3.3): after the topic and, for QoS 1 and 2, the packet identifier.

@@ -19,13 +19,13 @@ final class ProgressLine {
     }
 
     /// Shows `text` (built only when due) at `now`.
-    func update(now: UInt64, force: Bool = false, _ text: () -> String) {
+    func update(now: UInt64, _ text: () -> String) {
         guard enabled else { return }
         if nextUpdate == 0, !terminal {
             // The first plain line comes one interval in, so that short runs print none.
             nextUpdate = now + Self.plainInterval
         }
-        guard force || now >= nextUpdate else { return }
+        guard now >= nextUpdate else { return }
         nextUpdate = now + (terminal ? Self.terminalInterval : Self.plainInterval)
         if terminal {
             writeText("\r\u{1B}[K" + text(), to: STDERR_FILENO)

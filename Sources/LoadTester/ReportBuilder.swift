@@ -36,7 +36,8 @@ struct ReportBuilder {
             clientCPUSeconds: clientCPU,
             clientCPUNanosecondsPerDelivery: result.received > 0 ? clientCPU * 1e9 / Double(result.received) : nil,
             clientCores: elapsed > 0 ? clientCPU / elapsed : 0, server: server, stall: stallFigures,
-            timeline: aggregate.timeline(elapsed: elapsed), distribution: aggregate.distribution, errors: result.errors, failures: [])
+            timeline: aggregate.timeline(elapsed: elapsed), distribution: aggregate.distribution,
+            errors: result.errors, failures: [])
         report.failures = failures(report)
         return report
     }
@@ -59,7 +60,9 @@ struct ReportBuilder {
         let disconnected = stall.disconnectReason != nil
         let matchesReference = reference != nil && stall.lastValue?.writer == reference?.writer
             && stall.lastValue?.sequence == reference?.sequence
-        let matchesFinal = final.map { stall.lastValue?.writer == $0.writer && stall.lastValue?.sequence == $0.sequence }
+        let matchesFinal = final.map {
+            stall.lastValue?.writer == $0.writer && stall.lastValue?.sequence == $0.sequence
+        }
         return BenchReport.StallFigures(
             seconds: configuration.stallSeconds, deliveries: stall.deliveries, disconnected: disconnected,
             disconnectReason: stall.disconnectReason,
@@ -94,7 +97,8 @@ struct ReportBuilder {
         }
         if plan.scenario == .echo, report.deliveries == 0 { failures.append("no echo came back") }
         if let stall = report.stall, !stall.latestState {
-            failures.append("the stalled subscriber \(stall.disconnected ? "was disconnected" : "missed the latest state")")
+            let what = stall.disconnected ? "was disconnected" : "missed the latest state"
+            failures.append("the stalled subscriber \(what)")
         }
         if plan.stalledIndex != nil, report.stall == nil { failures.append("the stalled subscriber reported nothing") }
         return failures

@@ -51,7 +51,8 @@ public enum ReportText {
                     + (stall.disconnected
                         ? "DISCONNECTED (\(stall.disconnectReason ?? "?"))"
                         : "stayed connected, \(stall.latestState ? "ended with" : "MISSED") the latest state")
-                    + (stall.catchUpSeconds.map { ", caught up \(Human.rounded($0, places: 2)) s after resuming" } ?? ""))
+                    + (stall.catchUpSeconds.map { ", caught up \(Human.rounded($0, places: 2)) s after resuming" }
+                        ?? ""))
         }
         if report.unexpectedPushes > 0 {
             lines.append("warning: \(Human.count(report.unexpectedPushes)) pushes were not benchmark updates")

@@ -70,7 +70,8 @@ struct RunSession {
         progress.finish()
         return ReportBuilder(
             configuration: configuration, plan: plan, result: stopped.result, aggregate: aggregate,
-            server: observer.figures(deliveries: stopped.result.received, opened: connecting.opened), connect: connect, start: start, end: end, clientCPU: clientCPU,
+            server: observer.figures(deliveries: stopped.result.received, opened: connecting.opened),
+            connect: connect, start: start, end: end, clientCPU: clientCPU,
             ranWorkload: runsWorkload
         ).report(date: date)
     }

@@ -85,7 +85,9 @@ struct ServerObserver {
     /// The figures, with the per-delivery CPU and per-connection memory for `deliveries` and `opened`.
     func figures(deliveries: Int, opened: Int) -> BenchReport.ServerFigures {
         var figures = self.figures
-        if let cpu = figures.cpuSeconds, deliveries > 0 { figures.cpuNanosecondsPerDelivery = cpu * 1e9 / Double(deliveries) }
+        if let cpu = figures.cpuSeconds, deliveries > 0 {
+            figures.cpuNanosecondsPerDelivery = cpu * 1e9 / Double(deliveries)
+        }
         if let before = figures.residentBeforeBytes, let end = figures.residentEndBytes, opened > 0 {
             figures.residentPerConnectionBytes = Double(end - before) / Double(opened)
         }

@@ -32,7 +32,9 @@ public struct ServerURL: Sendable, Equatable {
         var host: Substring
         var portText: Substring?
         if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw BenchConfigurationError("bad host in \(text)") }
+            guard let close = authority.firstIndex(of: "]") else {
+                throw BenchConfigurationError("bad host in \(text)")
+            }
             host = authority[authority.index(after: authority.startIndex)..<close]
             let after = authority[authority.index(after: close)...]
             if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty {

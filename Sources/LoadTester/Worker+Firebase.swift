@@ -109,7 +109,8 @@ extension Worker {
         if ok {
             result.acks += 1
             interval.acks += 1
-            let slot = connections[index].writerSlot &* sendTimeRing &+ Int(truncatingIfNeeded: request) & (sendTimeRing - 1)
+            let slot = connections[index].writerSlot &* sendTimeRing
+                &+ Int(truncatingIfNeeded: request) & (sendTimeRing - 1)
             interval.writeLatency.record(nanoseconds: readTime &- sendTimes[slot])
         } else {
             result.rejectedWrites += 1

@@ -12,7 +12,6 @@ struct StallOutcome: Codable, Sendable {
     var deliveries = 0
     /// Why the connection ended, when the server closed it.
     var disconnectReason: String?
-    var disconnectedAt: UInt64 = 0
     /// The value it held at the end.
     var lastValue: BenchValue?
 }

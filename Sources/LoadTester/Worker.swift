@@ -322,7 +322,6 @@ final class Worker: @unchecked Sendable {
             settleFailed(index)
         case .open where connections[index].role == .stalled:
             stall.disconnectReason = reason
-            stall.disconnectedAt = monotonicNanoseconds()
         case .open:
             result.closedByServer += 1
         case .unused, .closed:

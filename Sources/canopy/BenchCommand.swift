@@ -44,7 +44,8 @@ struct BenchCommand: ParsableCommand {
         let plain = argument.unicodeScalars.allSatisfy {
             CharacterSet.alphanumerics.contains($0) || "-_./:=,@%+".unicodeScalars.contains($0)
         }
-        return plain && !argument.isEmpty ? argument : "'" + argument.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        guard !plain || argument.isEmpty else { return argument }
+        return "'" + argument.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 }
 

@@ -24,7 +24,7 @@ struct BenchOptions: ParsableArguments {
     var messages: Int?
     @Option(help: "Writes per second over all writers (default: as fast as --window allows).")
     var rate: Double?
-    @Option(help: "Seconds: with --rate sets --messages to rate × duration; echo measures, connections hold this long.")
+    @Option(help: "Seconds: with --rate, --messages = rate × duration; echo measures, connections hold this long.")
     var duration: Double?
     @Option(help: "Unacknowledged writes each writer may have.")
     var window: Int?
@@ -49,7 +49,8 @@ struct BenchOptions: ParsableArguments {
     @Option(name: .customLong("server-pid"), help: "The server's process id: report its CPU time and memory.")
     var serverPID: Int?
     @Option(
-        name: .customLong("metrics-url"), help: "The server's Prometheus endpoint, e.g. http://127.0.0.1:9000/.metrics.")
+        name: .customLong("metrics-url"),
+        help: "The server's Prometheus endpoint, e.g. http://127.0.0.1:9000/.metrics.")
     var metricsURL: String?
 
     @Option(help: "Write the report as JSON to this file.")

@@ -34,7 +34,8 @@ struct FirebaseMessageTests {
     @Test("reads data and merge pushes in any member order", arguments: [
         #"{"t":"d","d":{"a":"d","b":{"p":"/bench/room0","d":{"pad":"xx","seq":4,"ts":123,"w":2}}}}"#,
         #"{"d":{"b":{"d":{"w":2,"ts":123,"seq":4},"p":"bench/room0"},"a":"d"},"t":"d"}"#,
-        #"{ "t" : "d" , "d" : { "a" : "m" , "b" : { "p" : "/bench/room0/" , "d" : { "seq" : 4 , "ts" : 123 , "w" : 2 } } "#
+        #"{ "t" : "d" , "d" : { "a" : "m" , "b" : { "p" : "/bench/room0/" , "d" : "#
+            + #"{ "seq" : 4 , "ts" : 123 , "w" : 2 } } "#
             + " } }",
     ])
     func readsPushes(text: String) {

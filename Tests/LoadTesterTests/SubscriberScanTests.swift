@@ -143,7 +143,8 @@ struct SubscriberScanTests {
             + #"{"pad":"x","seq":1,"ts":5,"w":0}},"t":1}}}"#
         let child = #"{"t":"d","d":{"a":"d","b":{"p":"/bench/feed/w0s2","d":{"pad":"x","seq":2,"ts":6,"w":0},"t":1}}}"#
         let elsewhere = #"{"t":"d","d":{"a":"d","b":{"p":"/bench/feedback","d":{"pad":"x","seq":3,"ts":6,"w":0}}}}"#
-        feed(worker, [(serverFrame(Array(merge.utf8)) + serverFrame(Array(child.utf8)) + serverFrame(Array(elsewhere.utf8)))[...]])
+        let stream = [merge, child, elsewhere].flatMap { serverFrame(Array($0.utf8)) }
+        feed(worker, [stream[...]])
         #expect(worker.result.received == 2)
         #expect(worker.result.evictions == 1)
         #expect(worker.result.unexpectedPushes == 1)

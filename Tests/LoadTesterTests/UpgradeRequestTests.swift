@@ -33,7 +33,8 @@ struct UpgradeRequestTests {
     @Test("accepts a genuine answer and makes a codec only when deflate was agreed")
     func acceptsAnswers() throws {
         #expect(try request().accept(head: response([])) == nil)
-        let codec = try request { $0.deflate = true }.accept(head: response(["Sec-WebSocket-Extensions: permessage-deflate"]))
+        let offered = try request { $0.deflate = true }
+        let codec = try offered.accept(head: response(["Sec-WebSocket-Extensions: permessage-deflate"]))
         #expect(codec != nil)
         #expect(try request { $0.deflate = true }.accept(head: response([])) == nil)
     }
@@ -45,7 +46,9 @@ struct UpgradeRequestTests {
         }
         #expect(throws: UpgradeFailure.self) {
             try request().accept(
-                head: Array("HTTP/1.1 101 OK\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: x\r\n\r\n".utf8)[...])
+                head: Array(
+                    "HTTP/1.1 101 OK\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: x\r\n\r\n"
+                        .utf8)[...])
         }
         #expect(throws: UpgradeFailure.self) {
             try request().accept(head: response(["Sec-WebSocket-Extensions: permessage-deflate"]))
