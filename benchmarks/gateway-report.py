@@ -123,8 +123,9 @@ def markdown(runs, plots_link):
     machine_text = (f"{machine['cores']} cores, {machine['memory_bytes'] / 2**30:.0f} GiB" if machine else "?")
     lines = [
         f"Run of {date[:10]} on the development machine ({machine_text}; client and server on loopback sharing the "
-        "cores). Every row is one `canopy bench` run against a freshly started release server; the command is "
-        "exact except for the port and PID of that server and the output directory (`OUT`).",
+        "cores, other agents' work too: the machine column gives the one-minute load average at the start and end "
+        "of each run). Every row is one `canopy bench` run against a freshly started release server; the command "
+        "is exact except for the port and PID of that server and the output directory (`OUT`).",
         "",
         "| scenario | figures | machine | date | command |",
         "|---|---|---|---|---|",
@@ -136,7 +137,12 @@ def markdown(runs, plots_link):
             continue
         if plots_link:
             label = f"[{label}]({plots_link}/{name}.svg)"
-        lines.append(f"| {label} | {figures(name, report)} | {machine_text} | {report['date'][:10]} | `{command}` |")
+        load = report["machine"]
+        load_text = ""
+        if load.get("load_average_start") is not None and load.get("load_average_end") is not None:
+            load_text = f", load {load['load_average_start']:.1f}→{load['load_average_end']:.1f}"
+        lines.append(f"| {label} | {figures(name, report)} | {machine_text}{load_text} | {report['date'][:10]} "
+                     f"| `{command}` |")
 
     def deliveries(name):
         report = by_name.get(name)

@@ -72,6 +72,10 @@ public struct BenchReport: Codable, Sendable {
         public var cores: Int
         /// Physical memory in bytes.
         public var memoryBytes: Int
+        /// The one-minute load average as the run started: other work on a shared machine shows here.
+        public var loadAverageStart: Double?
+        /// The one-minute load average as the run ended.
+        public var loadAverageEnd: Double?
     }
 
     /// The workload's size and pacing.

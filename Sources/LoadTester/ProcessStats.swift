@@ -62,6 +62,14 @@ enum ProcessStats {
         return (max(1, cores), max(0, pages) * max(0, pageSize))
     }
 
+    /// The one-minute load average (`/proc/loadavg`).
+    static func loadAverage() -> Double? {
+        guard let bytes = read("/proc/loadavg"), let first = bytes.split(separator: UInt8(ascii: " ")).first else {
+            return nil
+        }
+        return Double(String(decoding: first, as: UTF8.self))
+    }
+
     /// The number in a `/proc` status line such as `VmRSS:   12345 kB`, in bytes.
     private static func kibibytes(in line: String) -> Int? {
         let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })

@@ -12,6 +12,8 @@ struct ReportBuilder {
     let end: UInt64
     let clientCPU: Double
     let ranWorkload: Bool
+    /// The one-minute load average as the run started.
+    let loadAverageStart: Double?
 
     func report(date: String) -> BenchReport {
         let updates = plan.writers > 0
@@ -25,7 +27,10 @@ struct ReportBuilder {
         let machine = ProcessStats.machine()
         var report = BenchReport(
             scenario: plan.scenario, wireProtocol: plan.wireProtocol, url: configuration.url, command: nil,
-            date: date, machine: BenchReport.Machine(cores: machine.cores, memoryBytes: machine.memoryBytes),
+            date: date,
+            machine: BenchReport.Machine(
+                cores: machine.cores, memoryBytes: machine.memoryBytes, loadAverageStart: loadAverageStart,
+                loadAverageEnd: ProcessStats.loadAverage()),
             workload: workload, connections: connections, elapsedSeconds: elapsed, expectedDeliveries: expected,
             deliveries: result.received, lost: expected - result.received, writesSent: result.sent,
             writesAcknowledged: result.acks, writesRejected: result.rejectedWrites, outOfOrder: result.outOfOrder,

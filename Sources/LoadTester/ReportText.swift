@@ -43,6 +43,11 @@ public enum ReportText {
             cpu += ", \(Int(perDelivery.rounded())) ns per delivery"
         }
         lines.append(cpu)
+        if let start = report.machine.loadAverageStart, let end = report.machine.loadAverageEnd {
+            lines.append(
+                "machine: \(report.machine.cores) cores, load average \(Human.rounded(start, places: 2)) at the start, "
+                    + "\(Human.rounded(end, places: 2)) at the end")
+        }
         lines += serverLines(report.server)
         if let stall = report.stall {
             lines.append(

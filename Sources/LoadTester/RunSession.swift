@@ -25,6 +25,7 @@ struct RunSession {
 
     /// Runs every phase and builds the report.
     mutating func run(date: String) throws -> BenchReport {
+        let loadAverage = ProcessStats.loadAverage()
         observer.beforeConnecting()
         let connectStart = monotonicNanoseconds()
         try fleet.startConnecting()
@@ -72,7 +73,7 @@ struct RunSession {
             configuration: configuration, plan: plan, result: stopped.result, aggregate: aggregate,
             server: observer.figures(deliveries: stopped.result.received, opened: connecting.opened),
             connect: connect, start: start, end: end, clientCPU: clientCPU,
-            ranWorkload: runsWorkload
+            ranWorkload: runsWorkload, loadAverageStart: loadAverage
         ).report(date: date)
     }
 

@@ -31,7 +31,7 @@ struct ReportTests {
         return ReportBuilder(
             configuration: configuration, plan: plan, result: result, aggregate: aggregate,
             server: BenchReport.ServerFigures(metricDeltas: [:]), connect: connect, start: 1_000_000_000,
-            end: 2_000_000_000, clientCPU: 0.5, ranWorkload: true
+            end: 2_000_000_000, clientCPU: 0.5, ranWorkload: true, loadAverageStart: 1.5
         ).report(date: "2026-01-01T00:00:00Z")
     }
 
