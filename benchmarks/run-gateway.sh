@@ -6,8 +6,9 @@
 #   benchmarks/run-gateway.sh [options] [-- extra canopy serve arguments]
 #
 # Scenarios (each starts a fresh server with an empty data directory; 64-byte JSON objects per write):
-#   fanout1k      1 writer -> 1,000 subscribers of one path, writes within a window of unacknowledged writes
-#   fanout10k     1 writer -> 10,000 subscribers, same: the maximum deliveries/s (target >= 2 M/s)
+#   fanout        1 writer -> 1,000 and -> 10,000 subscribers of one path, writes within a window of unacknowledged
+#                 writes (target >= 2 M deliveries/s to 10,000), against Canopy and the SwiftNIO broadcast server
+#                 (benchmarks/nio-broadcast, raw WebSocket) in alternating rounds; the report takes medians
 #   lat500k       500,000 deliveries/s at a fixed rate: 100 subscribers x 5,000 writes/s, 1,000 x 500/s and
 #                 10,000 x 50/s (target p99 <= 5 ms)
 #   rooms         100 rooms x 100 subscribers, 1 writer cycling through the rooms within its window
@@ -16,8 +17,8 @@
 #   connections   idle connections with one listen each, as many as the open-file limit allows (hard limit - 1,000):
 #                 accept rate and server RSS per connection (target <= 2 KiB); each on its own path, then all
 #                 on one path (connections-shared)
-#   mosquitto     fanout1k and fanout10k against mosquitto 2 (Debian package) over MQTT-over-WebSocket
-#   nio           fanout1k and fanout10k against benchmarks/nio-broadcast (raw WebSocket broadcast)
+#   mosquitto     the same fan-outs against mosquitto 2 (Debian package) over MQTT-over-WebSocket, one round (it
+#                 is 30-50x slower, so noise does not matter and a 10,000-subscriber run takes minutes)
 #   stall         (not in the default list) fanout at 5,000 writes/s with one subscriber not reading for 30 s
 #
 # Options:
@@ -25,8 +26,8 @@
 #   --nio PATH        nio-broadcast binary (default benchmarks/nio-broadcast/.build/release/nio-broadcast, built
 #                     unless --skip-build)
 #   --skip-build      use existing release builds
-#   --only LIST       comma-separated scenarios (default: fanout1k,fanout10k,lat500k,rooms,query,writes,connections,
-#                     mosquitto,nio)
+#   --only LIST       comma-separated scenarios (default: fanout,lat500k,rooms,query,writes,connections,mosquitto)
+#   --rounds N        rounds of the fanout comparison (default 3; 1 with --quick)
 #   --threads N       client epoll threads (default 1: on 2 cores the server needs the other one)
 #   --window W        each writer's window in the fan-out runs (default 128)
 #   --quick           smaller runs (about a minute in all): checks the harness
@@ -42,7 +43,8 @@ root=$(cd "$here/.." && pwd)
 canopy_bin="$root/.build/release/canopy"
 nio_bin="$here/nio-broadcast/.build/release/nio-broadcast"
 skip_build=0
-only="fanout1k,fanout10k,lat500k,rooms,query,writes,connections,mosquitto,nio"
+only="fanout,lat500k,rooms,query,writes,connections,mosquitto"
+rounds=""
 threads=1
 window=128
 quick=0
@@ -60,6 +62,7 @@ while [[ $# -gt 0 ]]; do
         --nio) nio_bin=$2; shift 2 ;;
         --skip-build) skip_build=1; shift ;;
         --only) only=$2; shift 2 ;;
+        --rounds) rounds=$2; shift 2 ;;
         --threads) threads=$2; shift 2 ;;
         --window) window=$2; shift 2 ;;
         --quick) quick=1; shift ;;
@@ -87,8 +90,9 @@ stall_seconds=30
 connections=$(( $(ulimit -Hn) - 1000 ))
 if [[ $quick == 1 ]]; then
     writes_1k=600; writes_10k=60; writes_rooms=6000; writes_query=200; writes_many=10000; rate_seconds=3
-    stall_seconds=5; connections=2000
+    stall_seconds=5; connections=2000; rounds=${rounds:-1}
 fi
+rounds=${rounds:-3}
 client_timeout=240
 server_start_timeout=30
 
@@ -96,7 +100,7 @@ server_start_timeout=30
 if [[ $skip_build == 0 ]]; then
     echo "building canopy (release) under $build_lock ..." >&2
     (cd "$root" && flock "$build_lock" swift build -c release --product canopy >&2)
-    if [[ ,$only, == *,nio,* ]]; then
+    if [[ ,$only, == *,fanout,* ]]; then
         echo "building nio-broadcast (release) under $build_lock ..." >&2
         flock "$build_lock" swift build -c release --package-path "$here/nio-broadcast" \
             --scratch-path "$here/nio-broadcast/.build" >&2
@@ -126,6 +130,11 @@ wait_for_port() {
     done
 }
 
+# free_port: a loopback port nothing listens on now.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 # start_server KIND NAME: a fresh canopy, mosquitto or nio server; sets server_pid and server_port.
 start_server() {
     local kind=$1 name=$2 log="$out/$2-server.log"
@@ -139,8 +148,9 @@ start_server() {
             wait_for_port "$log" "$port_file" ;;
         mosquitto)
             # mosquitto 2.0.11 exits when a websockets listener is its only one, so it gets a TCP one as well.
-            server_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-            local tcp_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+            server_port=$(free_port)
+            local tcp_port
+            tcp_port=$(free_port)
             printf 'listener %s 127.0.0.1\nlistener %s 127.0.0.1\nprotocol websockets\nallow_anonymous true\n' \
                 "$tcp_port" "$server_port" > "$out/$name-mosquitto.conf"
             mosquitto -c "$out/$name-mosquitto.conf" > "$log" 2>&1 &
@@ -188,8 +198,25 @@ fanout() { echo fanout --subscribers "$1" --messages "$2" --window "$window"; }
 IFS=, read -r -a scenarios <<< "$only"
 for scenario in "${scenarios[@]}"; do
     case "$scenario" in
-        fanout1k) run fanout1k canopy "" $(fanout 1000 "$writes_1k") ;;
-        fanout10k) run fanout10k canopy "" $(fanout 10000 "$writes_10k") ;;
+        fanout)
+            for round in $(seq "$rounds"); do
+                for size in 1k 10k; do
+                    subscribers=1000; writes=$writes_1k
+                    [[ $size == 10k ]] && { subscribers=10000; writes=$writes_10k; }
+                    order=(canopy nio)
+                    (( round % 2 == 0 )) && order=(nio canopy)   # alternate who goes first
+                    for kind in "${order[@]}"; do
+                        if [[ $kind == canopy ]]; then
+                            run "fanout$size-r$round" canopy "" $(fanout "$subscribers" "$writes")
+                        elif [[ -x $nio_bin ]]; then
+                            run "nio-fanout$size-r$round" nio /broadcast $(fanout "$subscribers" "$writes") \
+                                --protocol raw
+                        else
+                            echo "missing $nio_bin" >&2; echo "nio-fanout$size-r$round FAIL" >> "$runs"
+                        fi
+                    done
+                done
+            done ;;
         lat500k)
             run lat500k-100 canopy "" fanout --subscribers 100 --rate 5000 --duration "$rate_seconds"
             run lat500k-1k canopy "" fanout --subscribers 1000 --rate 500 --duration "$rate_seconds"
@@ -201,15 +228,13 @@ for scenario in "${scenarios[@]}"; do
             run connections canopy "" connections --connections "$connections" --duration 2
             run connections-shared canopy "" connections --connections "$connections" --duration 2 --shared-path ;;
         mosquitto)
-            command -v mosquitto > /dev/null || { echo "mosquitto is not installed" >&2; echo "mosquitto FAIL" >> "$runs"; continue; }
+            if ! command -v mosquitto > /dev/null; then
+                echo "mosquitto is not installed" >&2; echo "mosquitto FAIL" >> "$runs"; continue
+            fi
             # mosquitto (libwebsockets, poll() over every connection) delivers in bursts with gaps of over 10 s at
             # 10,000 connections: allow a minute without progress before counting updates as lost.
             run mosquitto-fanout1k mosquitto / $(fanout 1000 "$writes_1k") --protocol mqtt --stall-limit 60
             run mosquitto-fanout10k mosquitto / $(fanout 10000 "$writes_10k") --protocol mqtt --stall-limit 60 ;;
-        nio)
-            [[ -x $nio_bin ]] || { echo "missing $nio_bin" >&2; echo "nio FAIL" >> "$runs"; continue; }
-            run nio-fanout1k nio /broadcast $(fanout 1000 "$writes_1k") --protocol raw
-            run nio-fanout10k nio /broadcast $(fanout 10000 "$writes_10k") --protocol raw ;;
         stall)
             run stall canopy "" fanout --subscribers 100 --rate 5000 --duration $((stall_seconds + 10)) \
                 --stall-seconds "$stall_seconds" --stall-after 2 ;;
