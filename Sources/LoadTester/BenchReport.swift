@@ -55,6 +55,8 @@ public struct BenchReport: Codable, Sendable {
     public var server: ServerFigures
     /// The stalled subscriber, when there was one.
     public var stall: StallFigures?
+    /// How the connections opened: a point every 100 ms of the connect phase.
+    public var connectTimeline: [ConnectPoint]
     /// Each second of the workload.
     public var timeline: [TimelinePoint]
     /// The latency distribution: (percentile, microseconds) points for the plot.
@@ -182,6 +184,18 @@ public struct BenchReport: Codable, Sendable {
         public var latestState: Bool
         /// Seconds from resuming to holding the last value.
         public var catchUpSeconds: Double?
+    }
+
+    /// One moment of the connect phase.
+    public struct ConnectPoint: Codable, Sendable {
+        /// Seconds since the first connect.
+        public var seconds: Double
+        /// Connections ready by then.
+        public var opened: Int
+        /// Connections failed by then.
+        public var failed: Int
+        /// The server's resident memory then, in bytes (with `--server-pid`).
+        public var serverResidentBytes: Int?
     }
 
     /// One second of the workload.

@@ -14,6 +14,8 @@ struct ReportBuilder {
     let ranWorkload: Bool
     /// The one-minute load average as the run started.
     let loadAverageStart: Double?
+    /// How the connections opened.
+    let connectTimeline: [BenchReport.ConnectPoint]
 
     func report(date: String) -> BenchReport {
         let updates = plan.writers > 0
@@ -41,7 +43,8 @@ struct ReportBuilder {
             clientCPUSeconds: clientCPU,
             clientCPUNanosecondsPerDelivery: result.received > 0 ? clientCPU * 1e9 / Double(result.received) : nil,
             clientCores: elapsed > 0 ? clientCPU / elapsed : 0, server: server, stall: stallFigures,
-            timeline: aggregate.timeline(elapsed: elapsed), distribution: aggregate.distribution,
+            connectTimeline: connectTimeline, timeline: aggregate.timeline(elapsed: elapsed),
+            distribution: aggregate.distribution,
             errors: result.errors, failures: [])
         report.failures = failures(report)
         return report

@@ -4,6 +4,8 @@ struct RunSession {
     static let graceSeconds = 10.0
     /// How often the reporter looks at the workers, in seconds.
     static let tick = 0.02
+    /// Nanoseconds between the points of the connect timeline.
+    static let connectSampleInterval: UInt64 = 100_000_000
 
     let configuration: BenchConfiguration
     let plan: RunPlan
@@ -30,10 +32,19 @@ struct RunSession {
         let connectStart = monotonicNanoseconds()
         try fleet.startConnecting()
         let connectDeadline = connectStart + UInt64((configuration.timeout + Self.graceSeconds) * 1e9)
+        var connectTimeline: [BenchReport.ConnectPoint] = []
+        var nextPoint = connectStart
         while true {
             fleet.pump()
             let now = monotonicNanoseconds()
             let state = fleet.connectProgress
+            if now >= nextPoint || state.settled {
+                connectTimeline.append(
+                    BenchReport.ConnectPoint(
+                        seconds: secondsBetween(connectStart, now), opened: state.opened, failed: state.failed,
+                        serverResidentBytes: observer.residentNow))
+                nextPoint = now + Self.connectSampleInterval
+            }
             if state.settled || now > connectDeadline { break }
             progress.update(now: now) {
                 let seconds = secondsBetween(connectStart, now)
@@ -73,7 +84,7 @@ struct RunSession {
             configuration: configuration, plan: plan, result: stopped.result, aggregate: aggregate,
             server: observer.figures(deliveries: stopped.result.received, opened: connecting.opened),
             connect: connect, start: start, end: end, clientCPU: clientCPU,
-            ranWorkload: runsWorkload, loadAverageStart: loadAverage
+            ranWorkload: runsWorkload, loadAverageStart: loadAverage, connectTimeline: connectTimeline
         ).report(date: date)
     }
 

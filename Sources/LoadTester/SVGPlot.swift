@@ -7,45 +7,85 @@ public enum SVGPlot {
     static let panelHeight = 240.0
     static let margin = (left: 80.0, right: 30.0, top: 40.0, bottom: 50.0)
 
-    /// The whole document.
+    /// The whole document: for the `connections` scenario the connections ready and the server's memory over the
+    /// connect phase, for the others the workload's throughput, latency per second and latency distribution.
     public static func render(_ report: BenchReport) -> String {
-        let height = 3 * (panelHeight + margin.top + margin.bottom) + 40
+        let panels = report.scenario == .connections ? connectPanels(report) : workloadPanels(report)
+        let height = Double(panels.count) * (panelHeight + margin.top + margin.bottom) + 40
         var svg = #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(height))" "#
             + #"font-family="sans-serif" font-size="12">"# + "\n"
         svg += #"<rect width="100%" height="100%" fill="white"/>"# + "\n"
-        svg += text(
-            x: margin.left, y: 24, escape(title(report)), size: 15, anchor: "start", weight: "bold")
+        svg += text(x: margin.left, y: 24, escape(title(report)), size: 15, anchor: "start", weight: "bold")
+        for (index, content) in panels.enumerated() {
+            svg += panel(top: 40 + Double(index) * (panelHeight + margin.top + margin.bottom), content)
+        }
+        return svg + "</svg>\n"
+    }
+
+    /// What one panel shows.
+    struct Panel {
+        var title: String
+        var xLabel: String
+        var yLabel: String
+        var series: [Series]
+        var xTicks: Ticks
+        var yTicks: Ticks = SVGPlot.linearTicks
+        /// Whether the x axis starts at 0 rather than at the first point.
+        var xFromZero = true
+    }
+
+    private static func workloadPanels(_ report: BenchReport) -> [Panel] {
         let timeline = report.timeline
         let seconds = timeline.map { Double($0.second) + $0.seconds / 2 }
-        var top = 40.0
-        svg += panel(
-            top: top, title: report.scenario == .echo ? "round trips per second" : "deliveries per second",
-            xLabel: "seconds into the workload", yLabel: "per second",
-            series: [
-                Series(
-                    name: "deliveries/s", color: "#1f77b4",
-                    points: timeline.map { (Double($0.second) + $0.seconds / 2, Double($0.deliveries) / $0.seconds) }),
-                Series(
-                    name: "write acks/s", color: "#ff7f0e",
-                    points: timeline.map { (Double($0.second) + $0.seconds / 2, Double($0.acks) / $0.seconds) }),
-            ].filter { series in series.points.contains { $0.1 > 0 } }, xTicks: linearTicks, yTicks: linearTicks)
-        top += panelHeight + margin.top + margin.bottom
-        svg += panel(
-            top: top, title: "latency per second", xLabel: "seconds into the workload", yLabel: "milliseconds",
-            series: [
-                Series(name: "p99", color: "#d62728", points: Array(zip(seconds, timeline.map { $0.p99 / 1000 }))),
-                Series(name: "p50", color: "#2ca02c", points: Array(zip(seconds, timeline.map { $0.p50 / 1000 }))),
-            ].map { Series(name: $0.name, color: $0.color, points: $0.points.filter { $0.1 > 0 }) },
-            xTicks: linearTicks, yTicks: linearTicks)
-        top += panelHeight + margin.top + margin.bottom
+        let rates = [
+            Series(
+                name: "deliveries/s", color: "#1f77b4",
+                points: Array(zip(seconds, timeline.map { Double($0.deliveries) / $0.seconds }))),
+            Series(
+                name: "write acks/s", color: "#ff7f0e",
+                points: Array(zip(seconds, timeline.map { Double($0.acks) / $0.seconds }))),
+        ].filter { series in series.points.contains { $0.1 > 0 } }
+        let latency = [
+            Series(name: "p99", color: "#d62728", points: Array(zip(seconds, timeline.map { $0.p99 / 1000 }))),
+            Series(name: "p50", color: "#2ca02c", points: Array(zip(seconds, timeline.map { $0.p50 / 1000 }))),
+        ].map { Series(name: $0.name, color: $0.color, points: $0.points.filter { $0.1 > 0 }) }
         let distribution = report.distribution.filter { $0.percentile < 100 }.map {
             (-log10Safe(1 - $0.percentile / 100), $0.microseconds / 1000)
         }
-        svg += panel(
-            top: top, title: "latency distribution (whole run)", xLabel: "percentile", yLabel: "milliseconds",
-            series: [Series(name: "latency", color: "#9467bd", points: distribution)],
-            xTicks: { _, _ in percentileTicks }, yTicks: linearTicks)
-        return svg + "</svg>\n"
+        return [
+            Panel(
+                title: report.scenario == .echo ? "round trips per second" : "deliveries per second",
+                xLabel: "seconds into the workload", yLabel: "per second", series: rates, xTicks: linearTicks),
+            Panel(
+                title: "latency per second", xLabel: "seconds into the workload", yLabel: "milliseconds",
+                series: latency, xTicks: linearTicks),
+            Panel(
+                title: "latency distribution (whole run)", xLabel: "percentile", yLabel: "milliseconds",
+                series: [Series(name: "latency", color: "#9467bd", points: distribution)],
+                xTicks: { _, _ in percentileTicks }),
+        ]
+    }
+
+    private static func connectPanels(_ report: BenchReport) -> [Panel] {
+        let points = report.connectTimeline
+        var panels = [
+            Panel(
+                title: "connections ready", xLabel: "seconds since the first connect", yLabel: "connections",
+                series: [
+                    Series(name: "ready", color: "#1f77b4", points: points.map { ($0.seconds, Double($0.opened)) }),
+                    Series(name: "failed", color: "#d62728", points: points.map { ($0.seconds, Double($0.failed)) }),
+                ].filter { series in series.points.contains { $0.1 > 0 } }, xTicks: linearTicks)
+        ]
+        let memory = points.compactMap { point in
+            point.serverResidentBytes.map { (point.seconds, Double($0) / 1_048_576) }
+        }
+        if !memory.isEmpty {
+            panels.append(
+                Panel(
+                    title: "server resident memory", xLabel: "seconds since the first connect", yLabel: "MiB",
+                    series: [Series(name: "RSS", color: "#9467bd", points: memory)], xTicks: linearTicks))
+        }
+        return panels
     }
 
     struct Series {
@@ -57,15 +97,14 @@ public enum SVGPlot {
     /// (position, label) pairs for an axis spanning the given range.
     typealias Ticks = (Double, Double) -> [(Double, String)]
 
-    private static func panel(
-        top: Double, title: String, xLabel: String, yLabel: String, series: [Series], xTicks: Ticks, yTicks: Ticks
-    ) -> String {
+    private static func panel(top: Double, _ content: Panel) -> String {
+        let (title, xLabel, yLabel, series) = (content.title, content.xLabel, content.yLabel, content.series)
         let left = margin.left
         let right = width - margin.right
         let plotTop = top + margin.top
         let bottom = plotTop + panelHeight
         let all = series.flatMap(\.points)
-        let xMin = all.map(\.0).min() ?? 0
+        let xMin = content.xFromZero ? min(0, all.map(\.0).min() ?? 0) : (all.map(\.0).min() ?? 0)
         let xMax = max(all.map(\.0).max() ?? 1, xMin + 1)
         let yMax = max(all.map(\.1).max() ?? 1, 1e-9) * 1.1
         func x(_ value: Double) -> Double { left + (value - xMin) / (xMax - xMin) * (right - left) }
@@ -73,11 +112,11 @@ public enum SVGPlot {
         var svg = text(x: left, y: top + 28, escape(title), size: 13, anchor: "start", weight: "bold")
         svg += #"<rect x="\#(f(left))" y="\#(f(plotTop))" width="\#(f(right - left))" height="\#(f(panelHeight))" "#
             + ##"fill="none" stroke="#888"/>"## + "\n"
-        for (value, label) in xTicks(xMin, xMax) where value >= xMin && value <= xMax {
+        for (value, label) in content.xTicks(xMin, xMax) where value >= xMin && value <= xMax {
             svg += line(x(value), bottom, x(value), bottom + 5, "#888")
             svg += text(x: x(value), y: bottom + 18, label, size: 11, anchor: "middle")
         }
-        for (value, label) in yTicks(0, yMax) where value <= yMax {
+        for (value, label) in content.yTicks(0, yMax) where value <= yMax {
             svg += line(left - 5, y(value), right, y(value), "#eee")
             svg += text(x: left - 8, y: y(value) + 4, label, size: 11, anchor: "end")
         }
@@ -132,7 +171,15 @@ public enum SVGPlot {
 
     private static func title(_ report: BenchReport) -> String {
         var text = "canopy bench \(report.scenario.rawValue) (\(report.wireProtocol.rawValue)), \(report.date): "
-            + "\(Human.rate(report.deliveriesPerSecond))"
+        if report.scenario == .connections {
+            text += "\(Human.count(report.connections.opened)) ready at "
+                + Human.rate(report.connections.acceptsPerSecond)
+            if let perConnection = report.server.residentPerConnectionBytes {
+                text += ", server RSS \(Human.bytes(perConnection)) per connection"
+            }
+        } else {
+            text += Human.rate(report.deliveriesPerSecond)
+        }
         if let latency = report.latency { text += ", p99 \(Human.latency(latency.p99))" }
         return text + (report.ok ? "" : " — FAILED")
     }

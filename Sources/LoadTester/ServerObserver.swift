@@ -45,6 +45,11 @@ struct ServerObserver {
         cpuAtStart = pid.flatMap { ProcessStats.cpuSeconds(pid: $0) }
     }
 
+    /// The server's resident memory now, when a PID was given.
+    var residentNow: Int? {
+        pid.flatMap { ProcessStats.memory(pid: $0)?.resident }
+    }
+
     /// Samples the memory every 100 ms.
     mutating func sample(now: UInt64) {
         guard let pid, now >= nextSample else { return }

@@ -31,7 +31,11 @@ struct ReportTests {
         return ReportBuilder(
             configuration: configuration, plan: plan, result: result, aggregate: aggregate,
             server: BenchReport.ServerFigures(metricDeltas: [:]), connect: connect, start: 1_000_000_000,
-            end: 2_000_000_000, clientCPU: 0.5, ranWorkload: true, loadAverageStart: 1.5
+            end: 2_000_000_000, clientCPU: 0.5, ranWorkload: true, loadAverageStart: 1.5,
+            connectTimeline: [
+                BenchReport.ConnectPoint(seconds: 0, opened: 0, failed: 0, serverResidentBytes: 1 << 20),
+                BenchReport.ConnectPoint(seconds: 0.1, opened: 4, failed: 0, serverResidentBytes: 2 << 20),
+            ]
         ).report(date: "2026-01-01T00:00:00Z")
     }
 
@@ -66,5 +70,9 @@ struct ReportTests {
         #expect(svg.hasSuffix("</svg>\n"))
         #expect(svg.split(separator: "<polyline", omittingEmptySubsequences: false).count - 1 >= 3)
         #expect(SVGPlot.escape("a<b>&\"c") == "a&lt;b&gt;&amp;&quot;c")
+        report.scenario = .connections
+        let connections = SVGPlot.render(report)
+        #expect(connections.contains("connections ready"))
+        #expect(connections.split(separator: "<polyline", omittingEmptySubsequences: false).count - 1 == 2)
     }
 }
