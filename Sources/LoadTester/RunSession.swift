@@ -114,7 +114,9 @@ struct RunSession {
                 lastDelivered = live.delivered
                 lastTime = now
             }
-            progress.update(now: now) { progressText(live: live, rate: rate, seconds: secondsBetween(start, now)) }
+            // Within the first second the rate so far stands in for the last second's.
+            let shown = lastTime == start ? Double(live.delivered) / max(1e-3, secondsBetween(start, now)) : rate
+            progress.update(now: now) { progressText(live: live, rate: shown, seconds: secondsBetween(start, now)) }
             sleepSeconds(Self.tick)
         }
     }
