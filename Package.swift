@@ -123,7 +123,7 @@ let package = Package(
         .testTarget(
             name: "LoadTesterTests",
             dependencies: [
-                "LoadTester", "Gateway", "HTTPServer", "Auth", "TestSupport",
+                "LoadTester", "Gateway", "HTTPServer", "Auth", "Transport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
