@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // MARK: - leaves: C shims
@@ -28,6 +29,8 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL", pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]),
+        // <sys/epoll.h>, which the Glibc module does not export (headers only, nothing to link).
+        .systemLibrary(name: "CEpoll"),
 
         // MARK: - base
         .target(name: "Primitives"),
@@ -65,11 +68,19 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
 
+        // MARK: - load tester (a client: never the server's Gateway or Store)
+        .target(
+            name: "LoadTester",
+            dependencies: [
+                "CEpoll", "TLS", "WebSocket", "WebSocketDeflate", "Primitives",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]),
+
         // MARK: - executables
         .executableTarget(
             name: "canopy",
             dependencies: [
-                "HTTPServer", "Gateway", "Auth", "Rules", "Store", "DataModel", "Transport",
+                "HTTPServer", "Gateway", "Auth", "Rules", "Store", "DataModel", "Transport", "LoadTester",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -109,6 +120,12 @@ let package = Package(
             name: "AuthTests",
             dependencies: ["Auth", "DataModel", "TestSupport", .product(name: "JWTKit", package: "jwt-kit")]),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "DataModel", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "LoadTesterTests",
+            dependencies: [
+                "LoadTester", "Gateway", "HTTPServer", "Auth", "Transport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "ServerIntegrationTests",
             dependencies: ["HTTPServer", "Transport", "TLS", "HTTP1", "WebSocket", "WebSocketDeflate", "TestSupport"]),

@@ -3,7 +3,8 @@
 #
 #   benchmarks/run-transport.sh [options] [CANOPY_BINARY [-- extra canopy serve arguments]]
 #
-# Without CANOPY_BINARY only the NIO server is measured (useful to check the harness).
+# Without CANOPY_BINARY only the NIO server is measured (useful to check the harness). The load client is
+# `canopy bench` (echo, fanout --protocol raw, connections --protocol raw) from CANOPY_BINARY or --client.
 #
 # Workloads (each round starts a fresh server for every workload; servers alternate who goes first per round):
 #   echo       100 connections, one 64-byte message in flight each: round trips/s (and p50/p99 latency)
@@ -14,7 +15,10 @@
 # Options:
 #   --rounds N           rounds per server and workload (default 3; the table shows medians)
 #   --quick              shorter runs (echo 2 s, fewer broadcast messages) to check the harness
-#   --skip-build         use the existing release builds of ws-load and nio-broadcast
+#   --skip-build         use the existing release build of nio-broadcast
+#   --client PATH        the canopy binary whose `bench` drives the load (default: CANOPY_BINARY, else
+#                        .build/release/canopy)
+#   --nio PATH           the nio-broadcast binary (default: benchmarks/nio-broadcast/.build/release/nio-broadcast)
 #   --window W           broadcast sender's in-flight window (default 32; 1 = one message at a time)
 #   --only LIST          comma-separated workloads to run: echo,broadcast1k,broadcast10k,idle (default: all)
 #   --out DIR            where logs and raw results go (default: a new directory under /tmp)
@@ -33,10 +37,12 @@ only="echo,broadcast1k,broadcast10k,idle"
 out=""
 window=32
 canopy_bin=""
+client_bin=""
+nio_bin="$here/nio-broadcast/.build/release/nio-broadcast"
 canopy_extra=()
 build_lock=${BUILD_LOCK:-/tmp/canopy-swift-build.lock}
 
-usage() { sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -45,6 +51,8 @@ while [[ $# -gt 0 ]]; do
         --skip-build) skip_build=1; shift ;;
         --only) only=$2; shift 2 ;;
         --window) window=$2; shift 2 ;;
+        --client) client_bin=$2; shift 2 ;;
+        --nio) nio_bin=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         --) shift; canopy_extra=("$@"); break ;;
@@ -74,20 +82,17 @@ if [[ $quick == 1 ]]; then
     messages_1k=500
     messages_10k=50
 fi
-client_timeout=120   # seconds any single ws-load run may take
+client_timeout=120   # seconds any single client run may take
 server_start_timeout=30
 
 # ---------------------------------------------------------------------------------------------- build
 if [[ $skip_build == 0 ]]; then
-    for package in ws-load nio-broadcast; do
-        echo "building $package (release) under $build_lock ..." >&2
-        flock "$build_lock" swift build -c release --package-path "$here/$package" \
-            --scratch-path "$here/$package/.build" >&2
-    done
+    echo "building nio-broadcast (release) under $build_lock ..." >&2
+    flock "$build_lock" swift build -c release --package-path "$here/nio-broadcast" \
+        --scratch-path "$here/nio-broadcast/.build" >&2
 fi
-ws_load="$here/ws-load/.build/release/ws-load"
-nio_bin="$here/nio-broadcast/.build/release/nio-broadcast"
-for binary in "$ws_load" "$nio_bin"; do
+client_bin=${client_bin:-${canopy_bin:-$here/../.build/release/canopy}}
+for binary in "$client_bin" "$nio_bin"; do
     [[ -x $binary ]] || { echo "missing $binary (run without --skip-build)" >&2; exit 1; }
 done
 
@@ -133,79 +138,73 @@ start_server() {
     done
 }
 
-rss_bytes() { awk '/^VmRSS:/ { print $2 * 1024 }' "/proc/$1/status"; }
 
-# json_field LINE KEY: a number (or true/false) from ws-load's JSON line.
-json_field() { grep -o "\"$2\":[^,}]*" <<< "$1" | head -1 | cut -d: -f2; }
+# json_field FILE KEY: a value from a `canopy bench --json` report (KEY may be dotted, e.g. latency.p99), or empty.
+json_field() {
+    python3 - "$1" "$2" <<'PY' 2>/dev/null || true
+import json, sys
+value = json.load(open(sys.argv[1]))
+for part in sys.argv[2].split("."):
+    value = value.get(part) if isinstance(value, dict) else None
+print("" if value is None else value)
+PY
+}
 
 # record SERVER WORKLOAD ROUND VALUE [KEY=VALUE ...]
 record() { echo "$*" >> "$results"; }
 
 # ---------------------------------------------------------------------------------------------- workloads
-# run_client LOG ARGS...: runs ws-load against the current server, prints its JSON line (empty on failure).
+# run_client LOG JSON PATH ARGS...: runs `canopy bench ARGS` against the current server at PATH; true when it passed.
 run_client() {
-    local log=$1; shift
-    if timeout --kill-after=5 "$client_timeout" "$ws_load" "$@" --host 127.0.0.1 --port "$server_port" \
-        > "$log" 2>&1; then
-        tail -1 "$log"
-    else
-        echo "ws-load $* failed against port $server_port; see $log:" >&2
-        tail -5 "$log" >&2
-        echo ""
+    local log=$1 json=$2 path=$3; shift 3
+    if timeout --kill-after=5 "$client_timeout" "$client_bin" bench "$@" --url "ws://127.0.0.1:$server_port$path" \
+        --json "$json" > "$log" 2>&1 && [[ -s $json ]]; then
+        return 0
     fi
+    echo "canopy bench $* failed against port $server_port; see $log:" >&2
+    tail -5 "$log" >&2
+    return 1
 }
 
 measure_echo() {
-    local server=$1 round=$2 log="$out/$1-echo-$2.log"
-    local json
-    json=$(run_client "$log" echo --connections 100 --duration "$echo_seconds" --server-pid "$server_pid")
-    if [[ -n $json && $(json_field "$json" ok) == true ]]; then
-        record "$server" echo "$round" "$(json_field "$json" round_trips_per_s)" \
-            "p50=$(json_field "$json" p50_us) p99=$(json_field "$json" p99_us)" \
-            "cpu=$(json_field "$json" server_cpu_ns_per_round_trip)"
+    local server=$1 round=$2 base="$out/$1-echo-$2"
+    if run_client "$base.log" "$base.json" /echo echo --connections 100 --duration "$echo_seconds" \
+        --server-pid "$server_pid"; then
+        record "$server" echo "$round" "$(json_field "$base.json" deliveries_per_second)" \
+            "p50=$(json_field "$base.json" latency.p50) p99=$(json_field "$base.json" latency.p99)" \
+            "cpu=$(json_field "$base.json" server.cpu_nanoseconds_per_delivery)"
     else
         record "$server" echo "$round" FAIL
     fi
 }
 
 measure_broadcast() {
-    local server=$1 round=$2 connections=$3 messages=$4 name=$5 log="$out/$1-$5-$2.log"
-    local json
-    json=$(run_client "$log" broadcast --connections "$connections" --messages "$messages" --window "$window" \
-        --server-pid "$server_pid")
-    if [[ -n $json && $(json_field "$json" ok) == true ]]; then
-        record "$server" "$name" "$round" "$(json_field "$json" deliveries_per_s)" \
-            "cpu=$(json_field "$json" server_cpu_ns_per_delivery)"
+    local server=$1 round=$2 connections=$3 messages=$4 name=$5 base="$out/$1-$5-$2"
+    # One writer and connections - 1 subscribers: every connection receives every message, as before.
+    if run_client "$base.log" "$base.json" /broadcast fanout --protocol raw --subscribers $((connections - 1)) \
+        --messages "$messages" --window "$window" --server-pid "$server_pid"; then
+        record "$server" "$name" "$round" "$(json_field "$base.json" deliveries_per_second)" \
+            "cpu=$(json_field "$base.json" server.cpu_nanoseconds_per_delivery)"
     else
         record "$server" "$name" "$round" FAIL
     fi
 }
 
 measure_idle() {
-    local server=$1 round=$2 log="$out/$1-idle-$2.log"
+    local server=$1 round=$2 base="$out/$1-idle-$2"
     # Warm up (first connection, first upgrade) so that one-time allocations are not counted per connection.
-    run_client "$out/$1-idle-warmup-$2.log" idle --connections 100 --hold 0 > /dev/null
+    run_client "$base-warmup.log" "$base-warmup.json" /echo connections --protocol raw --connections 100 \
+        --duration 0 || true
     sleep 0.5
-    local before after client_pid
-    before=$(rss_bytes "$server_pid")
-    timeout --kill-after=5 "$client_timeout" "$ws_load" idle --connections "$idle_connections" --hold 60 \
-        --host 127.0.0.1 --port "$server_port" > "$log" 2>&1 &
-    client_pid=$!
-    local deadline=$((SECONDS + 60))
-    while ! grep -q "^all $idle_connections connections open" "$log" 2>/dev/null; do
-        if ! kill -0 "$client_pid" 2>/dev/null || (( SECONDS > deadline )); then
-            echo "idle client failed; see $log:" >&2; tail -5 "$log" >&2
-            kill "$client_pid" 2>/dev/null || true; wait "$client_pid" 2>/dev/null || true
-            record "$server" idle "$round" FAIL
-            return
-        fi
-        sleep 0.1
-    done
-    sleep 1   # let the server finish any work the last upgrades queued
-    after=$(rss_bytes "$server_pid")
-    kill "$client_pid" 2>/dev/null || true
-    wait "$client_pid" 2>/dev/null || true
-    record "$server" idle "$round" $(( (after - before) / idle_connections )) "before=$before after=$after"
+    # The client reads the server's VmRSS before connecting and after holding every connection open for 1 s.
+    if run_client "$base.log" "$base.json" /echo connections --protocol raw --connections "$idle_connections" \
+        --duration 1 --server-pid "$server_pid"; then
+        record "$server" idle "$round" "$(json_field "$base.json" server.resident_per_connection_bytes)" \
+            "before=$(json_field "$base.json" server.resident_before_bytes)" \
+            "after=$(json_field "$base.json" server.resident_end_bytes)"
+    else
+        record "$server" idle "$round" FAIL
+    fi
 }
 
 # run_workload SERVER WORKLOAD ROUND

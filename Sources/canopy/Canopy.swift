@@ -5,6 +5,6 @@ import ArgumentParser
 struct Canopy: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A self-hosted realtime database gateway speaking the Firebase protocols.",
-        subcommands: [Serve.self, ExportCommand.self, ImportCommand.self, RulesCommand.self],
+        subcommands: [Serve.self, ExportCommand.self, ImportCommand.self, RulesCommand.self, BenchCommand.self],
         defaultSubcommand: Serve.self)
 }

@@ -1,0 +1,107 @@
+import Glibc
+
+/// MQTT 3.1.1 over WebSocket (binary messages carry a byte stream of packets, which may be cut anywhere): CONNECT
+/// and SUBSCRIBE to become ready, then PUBLISH both ways at QoS 0. Writers subscribe too: their own messages coming
+/// back are their acknowledgements.
+extension Worker {
+    /// Sends CONNECT once the WebSocket is open.
+    func sendMQTTConnect(_ index: Int) {
+        messageScratch.removeAll(keepingCapacity: true)
+        let clientID = Array("canopy-bench-\(getpid())-\(connections[index].global)".utf8)
+        MQTTPacket.appendConnect(clientID: clientID, to: &messageScratch)
+        sendScratchMessage(index, opcode: 0x2)
+    }
+
+    /// Handles the bytes of one WebSocket message: every whole packet, keeping a packet it cuts off for the next.
+    func mqttBytes(_ index: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if connections[index].mqttPending.isEmpty {
+            let consumed = mqttPackets(index, bytes)
+            guard consumed >= 0 else { return false }
+            if consumed < bytes.count {
+                connections[index].mqttPending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[consumed...]))
+            }
+            return connections[index].state == .open
+        }
+        guard connections[index].mqttPending.count + bytes.count <= MQTTPacket.maximumBytes + 8 else {
+            drop(index, reason: "protocol error: MQTT packet over \(MQTTPacket.maximumBytes) bytes")
+            return false
+        }
+        connections[index].mqttPending.append(contentsOf: bytes)
+        var pending: [UInt8] = []
+        swap(&pending, &connections[index].mqttPending)
+        let consumed = pending.withUnsafeBufferPointer { mqttPackets(index, $0) }
+        guard consumed >= 0 else { return false }
+        pending.removeFirst(consumed)
+        swap(&pending, &connections[index].mqttPending)
+        return connections[index].state == .open
+    }
+
+    /// Handles every whole packet in `bytes`; returns the bytes consumed, or -1 when the connection was dropped.
+    private func mqttPackets(_ index: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var position = 0
+        while position < bytes.count {
+            switch MQTTPacket.next(in: bytes, from: position) {
+            case .incomplete:
+                return position
+            case .malformed:
+                drop(index, reason: "protocol error: malformed MQTT packet")
+                return -1
+            case .packet(let packet):
+                guard mqttPacket(index, bytes, packet) else { return -1 }
+                position = packet.end
+            }
+        }
+        return position
+    }
+
+    /// Acts on one packet; returns false when the connection was dropped.
+    private func mqttPacket(_ index: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ packet: MQTTPacket.Found) -> Bool {
+        switch packet.type {
+        case MQTTPacket.publish:
+            guard let payload = MQTTPacket.publishPayload(bytes, packet) else {
+                drop(index, reason: "protocol error: malformed PUBLISH")
+                return false
+            }
+            let message = UnsafeBufferPointer(rebasing: bytes[payload])
+            let value = BenchPush.value(message, prefix: UnsafeBufferPointer(start: nil, count: 0), closers: 0)
+                ?? BenchValue(message, objectAt: 0)
+            guard connections[index].ready, let value else {
+                if connections[index].ready { result.unexpectedPushes += 1 }
+                return true
+            }
+            switch connections[index].role {
+            case .writer: ownCopyArrived(index, value)
+            case .subscriber, .stalled: deliver(index, value)
+            case .idle, .echo: result.unexpectedPushes += 1
+            }
+        case MQTTPacket.connectAcknowledgement:
+            guard packet.body.count == 2, bytes[packet.body.lowerBound + 1] == 0 else {
+                let code = packet.body.count == 2 ? Int(bytes[packet.body.lowerBound + 1]) : -1
+                drop(index, reason: "MQTT CONNECT refused (return code \(code))")
+                return false
+            }
+            connections[index].helloSeen = true
+            sendSubscribe(index)
+        case MQTTPacket.subscribeAcknowledgement:
+            guard packet.body.count >= 3, bytes[packet.body.upperBound - 1] != 0x80 else {
+                drop(index, reason: "MQTT SUBSCRIBE refused")
+                return false
+            }
+            markReady(index)
+        default:
+            break
+        }
+        return connections[index].state == .open
+    }
+
+    /// Subscribes to the room's topic (or, in the connections scenario, the connection's own topic).
+    private func sendSubscribe(_ index: Int) {
+        var topic = plan.listenPaths[connections[index].room]
+        if plan.scenario == .connections, !configuration.sharedPath {
+            topic += Array("/c\(connections[index].global)".utf8)
+        }
+        messageScratch.removeAll(keepingCapacity: true)
+        MQTTPacket.appendSubscribe(topic: topic, to: &messageScratch)
+        sendScratchMessage(index, opcode: 0x2)
+    }
+}
