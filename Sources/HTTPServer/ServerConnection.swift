@@ -128,6 +128,9 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             session.delegate = makeDelegate(session)
             session.delegate?.webSocketSessionDidOpen(session)
             let leftover = parser.takeUnparsedBytes()
+            // The parser is done with this connection: drop its buffers (the upgrade request's capacity), which
+            // would otherwise stay with every idle WebSocket.
+            parser = HTTPRequestParser(limits: server.configuration.httpLimits)
             if !leftover.isEmpty { leftover.withUnsafeBytes { session.bytesReceived($0) } }
         }
     }
