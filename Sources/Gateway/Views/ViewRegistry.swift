@@ -16,13 +16,13 @@ final class ViewRegistry: Sendable {
     func acquire(_ key: ViewKey, make: () -> View) -> (view: View, created: Bool) {
         trie.withLock { root in
             root.withNode(at: key.path.keys[...]) { node in
-                if let view = node.views[key.queryIdentifier] {
+                if let view = node.views.first(where: { $0.key.queryIdentifier == key.queryIdentifier }) {
                     view.references += 1
                     return (view, false)
                 }
                 let view = make()
                 view.references = 1
-                node.views[key.queryIdentifier] = view
+                node.views.append(view)
                 return (view, true)
             }
         }
@@ -66,7 +66,9 @@ final class ViewRegistry: Sendable {
 
 /// One level of the trie: the views at this location and the levels below.
 private struct TrieNode {
-    var views: [String: View] = [:]
+    /// The views at this location, one per query; a short list (a location has one or a few queries), cheaper per
+    /// location than a dictionary.
+    var views: [View] = []
     var children: [Key: TrieNode] = [:]
 
     /// Runs `body` on the node at `keys`, creating missing levels (in place, no copies).
@@ -78,7 +80,7 @@ private struct TrieNode {
     /// Removes the view named `identifier` at `keys` and prunes levels left empty.
     mutating func remove(_ identifier: String, at keys: ArraySlice<Key>) {
         guard let first = keys.first else {
-            views[identifier] = nil
+            views.removeAll { $0.key.queryIdentifier == identifier }
             return
         }
         guard children[first] != nil else { return }
@@ -88,7 +90,7 @@ private struct TrieNode {
 
     /// Appends the views at every ancestor of `keys`, at `keys` itself and in the subtree below.
     func collect(along keys: ArraySlice<Key>, into found: inout [View]) {
-        found.append(contentsOf: views.values)
+        found.append(contentsOf: views)
         guard let first = keys.first else {
             for child in children.values { child.collectSubtree(into: &found) }
             return
@@ -97,7 +99,7 @@ private struct TrieNode {
     }
 
     private func collectSubtree(into found: inout [View]) {
-        found.append(contentsOf: views.values)
+        found.append(contentsOf: views)
         for child in children.values { child.collectSubtree(into: &found) }
     }
 

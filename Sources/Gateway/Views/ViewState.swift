@@ -15,8 +15,9 @@ struct ViewState {
     var sequence: UInt64 = 0
     /// Subscribers grouped by their connection's event loop (a handful of groups, one per loop).
     private(set) var groups: [SubscriberGroup] = []
-    /// The distinct delivery formats among subscribers with their counts.
-    private var formatCounts: [DeliveryFormat: Int] = [:]
+    /// The distinct delivery formats among subscribers with their counts: a short list (a view's listens use one
+    /// or a few formats), cheaper per view than a dictionary.
+    private var formatCounts: [(format: DeliveryFormat, count: Int)] = []
     /// Listens that arrived while loading.
     var waiting: [InitialRequest] = []
     /// The shard merge of a wide view.
@@ -28,10 +29,10 @@ struct ViewState {
         self.merge = merge
     }
 
-    var subscriberCount: Int { formatCounts.values.reduce(0, +) }
+    var subscriberCount: Int { formatCounts.reduce(0) { $0 + $1.count } }
 
     /// The formats to encode pushes in.
-    var formats: [DeliveryFormat] { Array(formatCounts.keys) }
+    var formats: [DeliveryFormat] { formatCounts.map(\.format) }
 
     mutating func start(with value: Node) {
         node = value
@@ -57,7 +58,11 @@ struct ViewState {
         }
         subscription.slot = groups[position].subscriptions.count
         groups[position].subscriptions.append(subscription)
-        formatCounts[subscription.format, default: 0] += 1
+        if let index = formatCounts.firstIndex(where: { $0.format == subscription.format }) {
+            formatCounts[index].count += 1
+        } else {
+            formatCounts.append((subscription.format, 1))
+        }
     }
 
     /// Removes a subscriber; returns its listen request when it was still waiting for the view to load.
@@ -72,8 +77,10 @@ struct ViewState {
             groups[position].subscriptions[slot] = last
             last.slot = slot
         }
-        let remaining = (formatCounts[subscription.format] ?? 1) - 1
-        formatCounts[subscription.format] = remaining > 0 ? remaining : nil
+        if let index = formatCounts.firstIndex(where: { $0.format == subscription.format }) {
+            formatCounts[index].count -= 1
+            if formatCounts[index].count == 0 { formatCounts.remove(at: index) }
+        }
         guard let index = waiting.firstIndex(where: { $0.subscription === subscription }) else { return nil }
         return waiting.remove(at: index)
     }
