@@ -224,10 +224,11 @@ async def test_a_hashed_put_on_an_empty_location_needs_the_empty_hash(server, ns
 
 
 @pytest.mark.timeout(90)
-@pytest.mark.parametrize("racers,rounds,max_retries", [(2, 25, 25), (5, 10, 200)])
+@pytest.mark.parametrize("racers,rounds,max_retries", [(2, 25, 100), (5, 10, 200)])
 async def test_transactions_racing_on_one_counter_end_at_the_exact_total(server, ns, racers, rounds, max_retries):
-    """Two racers stay within the SDK's 25 attempts. With five, one client can lose 20+ times in a row while the
-    others win (optimistic concurrency, not a server fault), so that variant allows more attempts."""
+    """Every transaction lands once: the counter ends at the exact total. Optimistic concurrency promises no
+    fairness, so a client may lose many times in a row while another keeps winning — one CI run saw two racers
+    exceed the SDK's 25 attempts — and the test allows more attempts than the SDK; what it checks is the total."""
     async with Clients(server.port) as clients:
         racing = [await clients.connect(ns) for _ in range(racers)]
         assert (await racing[0].put("/counters/likes", 5)).ok
