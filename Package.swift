@@ -115,7 +115,8 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "DataModel", "TestSupport"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "Store", "DataModel", "Wire", "HTTP1", "Primitives"]),
+        .testTarget(
+            name: "GatewayTests", dependencies: ["Gateway", "Store", "DataModel", "Wire", "HTTP1", "Primitives", "TestSupport"]),
         .testTarget(
             name: "AuthTests",
             dependencies: ["Auth", "DataModel", "TestSupport", .product(name: "JWTKit", package: "jwt-kit")]),

@@ -1,5 +1,6 @@
 import DataModel
 @testable import Gateway
+import TestSupport
 import Testing
 
 @Suite("PrettyJSON: print=pretty re-indentation")
@@ -71,7 +72,7 @@ struct PrettyJSONTests {
     @Test("random JSON values re-parse to the same value, and removing the layout gives the compact text back")
     func randomValues() throws {
         for seed in UInt64(0)..<400 {
-            var random = SeededRandom(seed: seed)
+            var random = SplitMix64(seed: seed)
             let value = Self.randomValue(depth: 0, random: &random)
             var writer = JSONWriter()
             writer.write(value)
@@ -139,11 +140,11 @@ struct PrettyJSONTests {
         "😀", "\u{7F}", "/",
     ]
 
-    private static func randomString(random: inout SeededRandom) -> String {
+    private static func randomString(random: inout SplitMix64) -> String {
         (0..<Int.random(in: 0...8, using: &random)).map { _ in random.pick(alphabet) }.joined()
     }
 
-    private static func randomValue(depth: Int, random: inout SeededRandom) -> JSONValue {
+    private static func randomValue(depth: Int, random: inout SplitMix64) -> JSONValue {
         let kind = Int.random(in: 0..<(depth >= 4 ? 5 : 7), using: &random)
         switch kind {
         case 0: return .null

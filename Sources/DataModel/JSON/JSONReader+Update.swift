@@ -36,7 +36,7 @@ extension JSONReader {
             do {
                 target = try WriteTarget(parsing: member.key, limits: limits)
             } catch {
-                throw JSONError(offset: keyStart(beforeValueAt: offset, in: bytes), reason: .invalidData(.invalidKey(error)))
+                throw JSONError(offset: member.keyOffset, reason: .invalidData(.invalidKey(error)))
             }
             let relative: Path
             switch target {
@@ -74,23 +74,6 @@ extension JSONReader {
         try withRawBytes(bytes) { raw throws(JSONError) in
             try readUpdate(raw, depth: depth, limits: limits, maxBytes: maxBytes)
         }
-    }
-
-    /// The offset of the opening quote of the member name whose value starts at `valueStart` (a bad key is
-    /// reported where the key begins). Walks back over `"key" :` in text `readMembers` has already validated.
-    private static func keyStart(beforeValueAt valueStart: Int, in bytes: UnsafeRawBufferPointer) -> Int {
-        var index = valueStart - 1
-        while index >= 0, bytes[index] != UInt8(ascii: "\"") { index -= 1 }  // whitespace and the colon
-        index -= 1  // past the closing quote
-        while index >= 0 {
-            if bytes[index] == UInt8(ascii: "\"") {
-                var backslashes = 0
-                while index - 1 - backslashes >= 0, bytes[index - 1 - backslashes] == UInt8(ascii: "\\") { backslashes += 1 }
-                if backslashes % 2 == 0 { return index }
-            }
-            index -= 1
-        }
-        return valueStart
     }
 
     /// Whether a value can be written as a priority: nothing, a plain number or string, or a server value.

@@ -93,16 +93,17 @@ public enum JSONReader {
         return false
     }
 
-    /// Splits a JSON object into its members' keys and the byte ranges of their values (validated, not decoded).
+    /// Splits a JSON object into its members' keys, where each key starts (its opening quote, for errors about the
+    /// key) and the byte ranges of their values (validated, not decoded).
     ///
     /// - Throws: ``JSONError``; `.unexpectedByte` at offset 0 (after whitespace) when the input is not an object.
     public static func readMembers(
         _ bytes: UnsafeRawBufferPointer, maxNesting: Int = defaultMaxNesting, maxBytes: Int = defaultMaxBytes
-    ) throws(JSONError) -> [(key: String, range: Range<Int>)] {
+    ) throws(JSONError) -> [(key: String, keyOffset: Int, range: Range<Int>)] {
         guard bytes.count <= maxBytes else { throw JSONError(offset: maxBytes, reason: .inputTooLarge(limit: maxBytes)) }
         var scanner = JSONScanner(bytes.bindMemory(to: UInt8.self))
         try scanner.expect(UInt8(ascii: "{"))
-        var members: [(key: String, range: Range<Int>)] = []
+        var members: [(key: String, keyOffset: Int, range: Range<Int>)] = []
         if try scanner.peek() == UInt8(ascii: "}") {
             scanner.index += 1
             try scanner.expectEnd()
@@ -112,12 +113,13 @@ public enum JSONReader {
             guard try scanner.peek() == UInt8(ascii: "\"") else {
                 throw scanner.error(.unexpectedByte(scanner.base[scanner.index]))
             }
+            let keyOffset = scanner.index
             let key = try scanner.readString()
             try scanner.expect(UInt8(ascii: ":"))
             scanner.skipWhitespace()
             let start = scanner.index
             try scanner.skipValue(nesting: 1, maxNesting: maxNesting)
-            members.append((key, start..<scanner.index))
+            members.append((key, keyOffset, start..<scanner.index))
             if try endOfContainer(&scanner, close: UInt8(ascii: "}")) { break }
         }
         try scanner.expectEnd()

@@ -89,6 +89,15 @@ public struct JSONWriter {
         }
     }
 
+    /// Writes a priority as its JSON value, `null` for none (REST's `/.priority` locations).
+    public mutating func writePriorityValue(_ priority: Priority?) {
+        guard let priority else {
+            append("null")
+            return
+        }
+        writePriority(priority)
+    }
+
     private mutating func writeChildren(_ map: ChildMap, priority: Priority?, export: Bool, arrays: Bool = false) {
         bytes.append(UInt8(ascii: "{"))
         var first = true

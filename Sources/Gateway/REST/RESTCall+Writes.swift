@@ -161,14 +161,3 @@ extension RESTCall {
         return writer.bytes
     }
 }
-
-extension JSONWriter {
-    /// Writes a priority as its JSON value (`null` for none).
-    mutating func writePriorityValue(_ priority: Priority?) {
-        switch priority {
-        case .number(let number)?: writeNumber(number)
-        case .string(let text)?: writeString(text)
-        case nil: writeRaw("null".utf8)
-        }
-    }
-}

@@ -11,7 +11,7 @@ struct MessageObject {
     /// This object's member path from the envelope (`d.b`), `""` for the message itself.
     let name: String
     /// Members in input order with ranges relative to ``offset``.
-    let members: [(key: String, range: Range<Int>)]
+    let members: [(key: String, keyOffset: Int, range: Range<Int>)]
     /// Where this object starts in ``message``.
     let offset: Int
     /// Nesting limit for decoding members.
