@@ -34,7 +34,7 @@ let package = Package(
 
         // MARK: - base
         .target(name: "Primitives"),
-        .target(name: "Transport", dependencies: ["Primitives"]),
+        .target(name: "Transport", dependencies: ["CEpoll", "Primitives"]),
         .target(name: "HTTP1", dependencies: ["Primitives"]),
         .target(name: "DataModel", dependencies: ["Primitives"]),
 
@@ -99,6 +99,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Primitives"], path: "Tests/TestSupport"),
         .target(name: "StoreCrashWorkload", dependencies: ["Store", "DataModel"], path: "Tests/StoreCrashWorkload"),
         .testTarget(name: "PrimitivesTests", dependencies: ["Primitives", "TestSupport"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "TestSupport"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "TestSupport"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "WebSocketDeflate", "HTTP1", "TestSupport"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "TestSupport"]),

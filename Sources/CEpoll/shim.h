@@ -1,2 +1,10 @@
-// The Glibc module does not export <sys/epoll.h>; this system-library shim does (headers only, nothing to link).
+// Linux interfaces the Glibc module does not export to Swift: <sys/epoll.h>, <sys/eventfd.h>, and naming the calling
+// thread (prctl is variadic, so Swift cannot call it directly). Headers only, nothing to link.
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+
+/// Names the calling thread (at most 15 bytes show) for `ps -L`, `top -H` and debuggers.
+static inline void canopy_name_current_thread(const char *name) {
+    prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL);
+}

@@ -1,3 +1,4 @@
+import CEpoll
 import Dispatch
 import Primitives
 #if canImport(Glibc)
@@ -6,11 +7,12 @@ import Glibc
 
 /// One non-blocking TCP connection, owned by its ``EventLoop``'s queue.
 ///
-/// The connection owns the descriptor, a read source (always), a write source (created on the
-/// first `EAGAIN`, resumed only while output is pending), and the outbound queue. Writes are
-/// queued and flushed with `writev` once per loop pass; a partial write leaves the rest queued
-/// until the socket is writable. The descriptor is closed only after both sources' cancel
-/// handlers ran, so its number cannot be reused while a registration is still live.
+/// The connection owns the descriptor, its registration with the loop's ``Poller`` (read interest
+/// while reading is wanted, write interest only while output waits for the socket), and the
+/// outbound queue. Writes are queued and flushed with `writev` once per loop pass; a partial write
+/// leaves the rest queued until the socket is writable. Closing deregisters, then closes the
+/// descriptor; readiness is keyed by the connection's id, so a reused descriptor number cannot
+/// reach a closed connection.
 public final class Connection: @unchecked Sendable {
     // Every mutable property is owned by `loop.queue`.
 
@@ -35,9 +37,9 @@ public final class Connection: @unchecked Sendable {
 
     private let fd: Int32
     private var outbound = OutboundQueue()
-    private var readSource: (any DispatchSourceRead)?
-    private var writeSource: (any DispatchSourceWrite)?
-    private var writeSourceResumed = false
+    /// The readiness the poller watches for (`EPOLLIN`, `EPOLLOUT`); nil until ``start()``.
+    private var registeredEvents: UInt32?
+    private var waitingForWritable = false
     private var readSuspended = false
     private var readPausedByUser = false
     private var flushQueuedFlag = false
@@ -67,11 +69,37 @@ public final class Connection: @unchecked Sendable {
     func start() {
         loop.assertInLoop()
         loop.register(self)
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: loop.queue)
-        source.setEventHandler { [unowned self] in self.readAvailable() }
-        source.setCancelHandler { [self] in self.sourceCancelled() }
-        readSource = source
-        source.resume()
+        let events = wantedEvents
+        registeredEvents = events
+        loop.poller.add(fd, token: id, events: events)
+    }
+
+    /// Handles readiness reported by the poller (`events` from `epoll_wait`); called by the loop.
+    func handleReadiness(_ events: UInt32) {
+        let failed = events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
+        if waitingForWritable && (events & EPOLLOUT.rawValue != 0 || failed) { flushNow() }
+        if isClosed { return }
+        if !readSuspended && (events & EPOLLIN.rawValue != 0 || failed) {
+            readAvailable()
+        } else if failed {
+            // Neither reading nor writing: a reset or hang-up would be reported again and again.
+            close(reason: .peerClosed)
+        }
+    }
+
+    /// The readiness this connection needs now: input unless reading is suspended, output while it waits to write.
+    private var wantedEvents: UInt32 {
+        (readSuspended ? 0 : EPOLLIN.rawValue) | (waitingForWritable ? EPOLLOUT.rawValue : 0)
+    }
+
+    /// Registers the readiness this connection now needs, when it changed (before ``start()`` it is only noted).
+    private func updatePollerInterest() {
+        guard !isClosed, let registered = registeredEvents else { return }
+        let wanted = wantedEvents
+        if wanted != registered {
+            registeredEvents = wanted
+            loop.poller.modify(fd, token: id, events: wanted)
+        }
     }
 
     // MARK: - Reading
@@ -95,10 +123,9 @@ public final class Connection: @unchecked Sendable {
             lastReadNanoseconds = MonotonicClock.nowNanoseconds()
             handler?.connection(self, didRead: UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
             // A short read drained the socket: skip the read that would only return EAGAIN (one system call per
-            // event saved). Bytes arriving later fire the level-triggered source again.
+            // event saved). Bytes arriving later are reported again (level-triggered).
             if count < loop.readBuffer.count { break }
         }
-        loop.flushPending()
     }
 
     /// Stops reading from the peer until ``resumeReading()``.
@@ -116,16 +143,10 @@ public final class Connection: @unchecked Sendable {
     }
 
     private func updateReadInterest() {
-        guard !isClosed, let source = readSource else { return }
-        let shouldSuspend = readPausedByUser || outbound.pendingBytes > limits.highWaterMark
+        guard !isClosed else { return }
+        readSuspended = readPausedByUser || outbound.pendingBytes > limits.highWaterMark
             || closeAfterFlushReason != nil
-        if shouldSuspend && !readSuspended {
-            source.suspend()
-            readSuspended = true
-        } else if !shouldSuspend && readSuspended {
-            source.resume()
-            readSuspended = false
-        }
+        updatePollerInterest()
     }
 
     // MARK: - Writing
@@ -157,7 +178,7 @@ public final class Connection: @unchecked Sendable {
             if isClosed { return }
         }
         if outbound.pendingBytes > limits.lowWaterMark { aboveLowWater = true }
-        if !flushQueuedFlag && !writeSourceResumed {
+        if !flushQueuedFlag && !waitingForWritable {
             flushQueuedFlag = true
             loop.scheduleFlush(self)
         }
@@ -191,10 +212,7 @@ public final class Connection: @unchecked Sendable {
             loop.bytesWritten.add(UInt64(written))
         }
         // Everything went out.
-        if writeSourceResumed, let source = writeSource {
-            source.suspend()
-            writeSourceResumed = false
-        }
+        waitingForWritable = false
         overLimitReported = false
         if let reason = closeAfterFlushReason {
             close(reason: reason)
@@ -208,19 +226,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     private func waitForWritable() {
-        if writeSource == nil {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: loop.queue)
-            source.setEventHandler { [unowned self] in
-                self.flushNow()
-                self.loop.flushPending()
-            }
-            source.setCancelHandler { [self] in self.sourceCancelled() }
-            writeSource = source
-        }
-        if !writeSourceResumed, let source = writeSource {
-            source.resume()
-            writeSourceResumed = true
-        }
+        waitingForWritable = true
         if outbound.pendingBytes > limits.lowWaterMark { aboveLowWater = true }
     }
 
@@ -236,45 +242,21 @@ public final class Connection: @unchecked Sendable {
         if outbound.isEmpty { close(reason: reason) } else { flushNow() }
     }
 
-    /// Closes now: cancels both sources; the descriptor is closed in the last cancel handler.
+    /// Closes now: deregisters from the poller, tells the handler and the accounting, then closes the descriptor
+    /// (last, so that whatever the peer observes after its end of stream is already counted).
     public func close(reason: CloseReason) {
         loop.assertInLoop()
         guard !isClosed else { return }
         isClosed = true
         loop.unregister(self)
-        if let source = writeSource {
-            if !writeSourceResumed { source.resume() }  // a suspended source never runs its cancel handler
-            writeSourceResumed = true
-            source.cancel()
-        }
-        if let source = readSource {
-            if readSuspended { source.resume() }
-            readSuspended = false
-            source.cancel()
-        } else {
-            releaseDescriptor()
-        }
+        if registeredEvents != nil { loop.poller.remove(fd) }
+        registeredEvents = nil
         let handler = self.handler
         self.handler = nil
         handler?.connectionDidClose(self, reason: reason)
-    }
-
-    private var cancelledSources = 0
-
-    private func sourceCancelled() {
-        cancelledSources += 1
-        let expected = (readSource == nil ? 0 : 1) + (writeSource == nil ? 0 : 1)
-        if cancelledSources == expected {
-            readSource = nil
-            writeSource = nil
-            releaseDescriptor()
-        }
-    }
-
-    private func releaseDescriptor() {
-        Glibc.close(fd)
         onRelease?()
         onRelease = nil
+        Glibc.close(fd)
     }
 
     // MARK: - Deadlines

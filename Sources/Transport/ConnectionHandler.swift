@@ -19,7 +19,7 @@ public protocol ConnectionHandler: AnyObject {
     /// The server is shutting down; say goodbye (e.g. WebSocket close 1001) and close.
     func connectionShouldShutDown(_ connection: Connection)
 
-    /// The connection is closed; its descriptor is released once the sources are cancelled.
+    /// The connection is closed and its descriptor released; no further events follow.
     func connectionDidClose(_ connection: Connection, reason: CloseReason)
 }
 

@@ -1,10 +1,12 @@
+import CEpoll
 import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// One serial queue that owns a set of connections: their descriptors, sources, buffers and
-/// protocol state. Work for a connection always runs here; other queues hand off with ``execute(_:)``.
+/// One serial queue that owns a set of connections: their descriptors, buffers and protocol state.
+/// Work for a connection always runs here; other queues hand off with ``execute(_:)``. Socket
+/// readiness comes from the loop's ``Poller`` thread, which runs each batch of ready sockets here.
 ///
 /// The loop also owns per-loop scratch memory (the read buffer and the `iovec` array for `writev`)
 /// so reads and flushes allocate nothing, and a list of connections with output pending, flushed
@@ -34,6 +36,8 @@ public final class EventLoop: @unchecked Sendable {
     private var endOfPassWork: [() -> Void] = []
     private var flushScheduled = false
     private var sweepTimer: (any DispatchSourceTimer)?
+    /// The epoll thread reporting this loop's socket readiness.
+    let poller = Poller()
 
     init(index: Int, sweepInterval: DispatchTimeInterval) {
         self.index = index
@@ -45,9 +49,11 @@ public final class EventLoop: @unchecked Sendable {
         timer.setEventHandler { [unowned self] in self.sweep() }
         timer.resume()
         self.sweepTimer = timer
+        poller.start(for: self)
     }
 
     deinit {
+        poller.stop()
         sweepTimer?.cancel()
         readBuffer.deallocate()
         iovecs.deallocate()
@@ -125,6 +131,15 @@ public final class EventLoop: @unchecked Sendable {
             pendingFlush.removeAll(keepingCapacity: true)
             for connection in batch { connection.flushQueued() }
         }
+    }
+
+    /// Handles one batch of ready sockets from the poller, then flushes once for the whole pass.
+    func handleReadiness(_ batch: UnsafeBufferPointer<epoll_event>) {
+        for event in batch {
+            // A connection closed earlier in this batch (or before it) is gone from the table: its event is stale.
+            connections[event.data.u64]?.handleReadiness(event.events)
+        }
+        flushPending()
     }
 
     // MARK: - Deadlines
