@@ -31,7 +31,7 @@ final class View: @unchecked Sendable {
         self.query = query
         self.owner = owner
         self.metrics = metrics
-        state = Mutex(ViewState(query: query, merge: owner == nil ? ShardMerge(shardCount: shardCount) : nil))
+        state = Mutex(ViewState(merge: owner == nil ? ShardMerge(shardCount: shardCount) : nil))
     }
 
     // MARK: - Loading
@@ -51,7 +51,7 @@ final class View: @unchecked Sendable {
 
     private func finishLoading(_ node: Node) {
         state.withLock { state in
-            state.start(with: node)
+            state.start(with: node, query: query)
             for waiting in state.waiting { sendInitial(state: state, request: waiting) }
             state.waiting.removeAll()
             if state.merge != nil { drainMerge(&state) }

@@ -9,7 +9,8 @@ struct ViewState {
     var isLoaded = false
     /// The node at the view's location.
     var node = Node.empty
-    /// For a filtering query: the location's index and the selected window, kept incrementally.
+    /// For a filtering query: the location's index and the selected window, kept incrementally (a reference, so a
+    /// default view carries 8 bytes for it, not the whole state).
     var window: WindowState?
     /// Increases by one per published change; subscribers use it to skip pushes already covered by a full copy.
     var sequence: UInt64 = 0
@@ -22,10 +23,8 @@ struct ViewState {
     var waiting: [InitialRequest] = []
     /// The shard merge of a wide view.
     var merge: ShardMerge?
-    private let query: QueryParams
 
-    init(query: QueryParams, merge: ShardMerge?) {
-        self.query = query
+    init(merge: ShardMerge?) {
         self.merge = merge
     }
 
@@ -34,7 +33,7 @@ struct ViewState {
     /// The formats to encode pushes in.
     var formats: [DeliveryFormat] { formatCounts.map(\.format) }
 
-    mutating func start(with value: Node) {
+    mutating func start(with value: Node, query: QueryParams) {
         node = value
         if !query.loadsAllData { window = WindowState(query: query, node: value) }
         isLoaded = true
@@ -134,8 +133,7 @@ struct ViewState {
     }
 
     private mutating func applyToWindow(old: Node, changedKeys: [Key]?, at path: Path) -> PushContent? {
-        guard var state = window else { return nil }
-        window = nil  // drop this reference so the index below is updated in place, not copied
+        guard let state = window else { return nil }
         let childChanges: [ChildChange]
         if let changedKeys {
             childChanges = changedKeys.compactMap { key in
@@ -147,8 +145,8 @@ struct ViewState {
             childChanges = Node.childChanges(from: old, to: node)
         }
         for change in childChanges { state.index.update(key: change.key, from: change.old, to: change.new) }
-        let events = state.window.apply(childChanges, index: state.index, node: node)
-        window = state
+        let index = state.index
+        let events = state.window.apply(childChanges, index: index, node: node)
         var entries: [MergeChange] = []
         var listed = Set<Key>()
         for event in events {
@@ -178,8 +176,8 @@ struct SubscriberGroup {
     var subscriptions: [Subscription] = []
 }
 
-/// A query view's index over the location's children and its selected window.
-struct WindowState {
+/// A query view's index over the location's children and its selected window (owned by the view's state).
+final class WindowState {
     var index: ChildIndex
     var window: QueryWindow
 
