@@ -49,7 +49,7 @@ struct ViewStateTests {
     func windowMoves() throws {
         let query = try QueryParams(wireObject: .object([("l", .number(2)), ("vf", .string("r"))]))
         var state = try loaded(#"{"m1":{"text":"a"},"m2":{"text":"b"},"m3":{"text":"c"}}"#, query: query)
-        #expect(json(state.result(for: query)) == #"{"m2":{"text":"b"},"m3":{"text":"c"}}"#)
+        #expect(json(state.result) == #"{"m2":{"text":"b"},"m3":{"text":"c"}}"#)
         let added = state.apply([try change("/messages/m4", "null", #"{"text":"d"}"#)], at: try path("/messages"))
         #expect(message(added, tag: 1) == #"{"t":"d","d":{"a":"m","b":{"p":"/messages","d":{"m2":null,"m4":{"text":"d"}},"t":1}}}"#)
         let removed = state.apply([try change("/messages/m4", #"{"text":"d"}"#, "null")], at: try path("/messages"))

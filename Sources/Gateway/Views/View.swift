@@ -17,8 +17,8 @@ import Transport
 final class View: @unchecked Sendable {
     /// The location and query identity.
     let key: ViewKey
-    /// The view's query (``QueryParams/all`` for a default listen).
-    let query: QueryParams
+    /// The view's query when it filters; `nil` for a default listen (most views: no 114-byte copy each).
+    private let filteringQuery: FilteringQuery?
     /// The shard owning the location, `nil` for a wide location.
     let owner: Int?
     /// Listens counted by the registry; guarded by the registry's lock.
@@ -28,7 +28,7 @@ final class View: @unchecked Sendable {
 
     init(key: ViewKey, query: QueryParams, owner: Int?, shardCount: Int, metrics: GatewayMetrics) {
         self.key = key
-        self.query = query
+        self.filteringQuery = query.loadsAllData ? nil : FilteringQuery(query)
         self.owner = owner
         self.metrics = metrics
         state = Mutex(ViewState(merge: owner == nil ? ShardMerge(shardCount: shardCount) : nil))
@@ -51,7 +51,7 @@ final class View: @unchecked Sendable {
 
     private func finishLoading(_ node: Node) {
         state.withLock { state in
-            state.start(with: node, query: query)
+            state.start(with: node, query: filteringQuery?.query ?? .all)
             for waiting in state.waiting { sendInitial(state: state, request: waiting) }
             state.waiting.removeAll()
             if state.merge != nil { drainMerge(&state) }
@@ -136,13 +136,13 @@ final class View: @unchecked Sendable {
     /// The view's current data and sequence, `nil` while loading (for a subscriber that fell behind).
     func latest() -> (data: Node, sequence: UInt64)? {
         state.withLock { state in
-            state.isLoaded ? (state.result(for: query), state.sequence) : nil
+            state.isLoaded ? (state.result, state.sequence) : nil
         }
     }
 
     private func sendInitial(state: ViewState, request: InitialRequest) {
         let subscription = request.subscription
-        let data = state.result(for: query)
+        let data = state.result
         let sequence = state.sequence
         subscription.loop.execute {
             subscription.subscriber.deliverInitial(data, sequence: sequence, request: request)
@@ -158,4 +158,10 @@ struct InitialRequest: Sendable {
     let hash: String?
     /// Warnings for the `ok` (`no_index`).
     let warnings: [String]
+}
+
+/// A filtering view's query, held by reference.
+private final class FilteringQuery: Sendable {
+    let query: QueryParams
+    init(_ query: QueryParams) { self.query = query }
 }

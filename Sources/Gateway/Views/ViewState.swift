@@ -40,7 +40,7 @@ struct ViewState {
     }
 
     /// The data a listen on this view holds: the node, or the query's selection.
-    func result(for query: QueryParams) -> Node {
+    var result: Node {
         guard let window else { return node }
         return window.window.result(from: node, index: window.index)
     }
