@@ -14,8 +14,8 @@ final class Subscription: @unchecked Sendable {
     let format: DeliveryFormat
     /// The listened location.
     let path: Path
-    /// The query for read rules (`nil` for a default listen).
-    let filter: QueryParams?
+    /// The query for read rules (`nil` for a default listen), by reference (see ``QueryBox``).
+    private let filterBox: QueryBox?
     /// The query object exactly as the client sent it, for a revocation (`c`).
     let queryObject: JSONValue?
     /// The connection's event loop.
@@ -39,13 +39,16 @@ final class Subscription: @unchecked Sendable {
         self.view = view
         self.format = format
         self.path = path
-        self.filter = filter
+        self.filterBox = filter.map(QueryBox.init)
         self.queryObject = queryObject
         self.loop = loop
     }
 }
 
 extension Subscription {
+    /// The query for read rules (`nil` for a default listen).
+    var filter: QueryParams? { filterBox?.query }
+
     /// The client's tag of a wire listen on a query, `nil` for a default listen or an event stream.
     var tag: Int? {
         if case .wire(let tag) = format { return tag }

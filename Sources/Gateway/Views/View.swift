@@ -18,7 +18,7 @@ final class View: @unchecked Sendable {
     /// The location and query identity.
     let key: ViewKey
     /// The view's query when it filters; `nil` for a default listen (most views: no 114-byte copy each).
-    private let filteringQuery: FilteringQuery?
+    private let filteringQuery: QueryBox?
     /// The shard owning the location, `nil` for a wide location.
     let owner: Int?
     /// Listens counted by the registry; guarded by the registry's lock.
@@ -28,7 +28,7 @@ final class View: @unchecked Sendable {
 
     init(key: ViewKey, query: QueryParams, owner: Int?, shardCount: Int, metrics: GatewayMetrics) {
         self.key = key
-        self.filteringQuery = query.loadsAllData ? nil : FilteringQuery(query)
+        self.filteringQuery = query.loadsAllData ? nil : QueryBox(query)
         self.owner = owner
         self.metrics = metrics
         state = Mutex(ViewState(merge: owner == nil ? ShardMerge(shardCount: shardCount) : nil))
@@ -158,10 +158,4 @@ struct InitialRequest: Sendable {
     let hash: String?
     /// Warnings for the `ok` (`no_index`).
     let warnings: [String]
-}
-
-/// A filtering view's query, held by reference.
-private final class FilteringQuery: Sendable {
-    let query: QueryParams
-    init(_ query: QueryParams) { self.query = query }
 }

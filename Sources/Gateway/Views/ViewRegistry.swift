@@ -66,9 +66,9 @@ final class ViewRegistry: Sendable {
 
 /// One level of the trie: the views at this location and the levels below.
 private struct TrieNode {
-    /// The views at this location, one per query; a short list (a location has one or a few queries), cheaper per
-    /// location than a dictionary.
-    var views: [View] = []
+    /// The views at this location, one per query; a short list (a location has one or a few queries, nearly always
+    /// one), cheaper per location than a dictionary or an array.
+    var views = SmallList<View>()
     var children: [Key: TrieNode] = [:]
 
     /// Runs `body` on the node at `keys`, creating missing levels (in place, no copies).

@@ -15,10 +15,10 @@ struct ViewState {
     /// Increases by one per published change; subscribers use it to skip pushes already covered by a full copy.
     var sequence: UInt64 = 0
     /// Subscribers grouped by their connection's event loop (a handful of groups, one per loop).
-    private(set) var groups: [SubscriberGroup] = []
+    private(set) var groups = SmallList<SubscriberGroup>()
     /// The distinct delivery formats among subscribers with their counts: a short list (a view's listens use one
-    /// or a few formats), cheaper per view than a dictionary.
-    private var formatCounts: [(format: DeliveryFormat, count: Int)] = []
+    /// or a few formats, nearly always one), cheaper per view than a dictionary or an array.
+    private var formatCounts = SmallList<(format: DeliveryFormat, count: Int)>()
     /// Listens that arrived while loading.
     var waiting: [InitialRequest] = []
     /// The shard merge of a wide view.
@@ -53,7 +53,7 @@ struct ViewState {
             position = existing
         } else {
             groups.append(SubscriberGroup(loop: subscription.loop))
-            position = groups.count - 1
+            position = groups.endIndex - 1
         }
         subscription.slot = groups[position].subscriptions.count
         groups[position].subscriptions.append(subscription)
@@ -173,7 +173,7 @@ struct ViewState {
 /// The subscribers of one view on one event loop.
 struct SubscriberGroup {
     let loop: EventLoop
-    var subscriptions: [Subscription] = []
+    var subscriptions = SmallList<Subscription>()
 }
 
 /// A query view's index over the location's children and its selected window (owned by the view's state).

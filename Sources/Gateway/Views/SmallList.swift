@@ -1,0 +1,62 @@
+/// A list that keeps its first element inline and allocates only from the second on: for the per-view and
+/// per-location lists that nearly always hold one element (a location's views, a view's delivery formats, event-loop
+/// groups and their subscribers), where an array would cost a heap allocation each.
+struct SmallList<Element>: RandomAccessCollection, MutableCollection {
+    private var head: Element?
+    private var tail: [Element] = []
+
+    init() {}
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { head == nil ? 0 : 1 + tail.count }
+
+    subscript(position: Int) -> Element {
+        get {
+            guard position > 0 else {
+                guard let head, position == 0 else { preconditionFailure("SmallList index \(position) out of range") }
+                return head
+            }
+            return tail[position - 1]
+        }
+        set {
+            guard position > 0 else {
+                precondition(position == 0 && head != nil, "SmallList index \(position) out of range")
+                head = newValue
+                return
+            }
+            tail[position - 1] = newValue
+        }
+    }
+
+    /// Adds `element` at the end.
+    mutating func append(_ element: Element) {
+        if head == nil { head = element } else { tail.append(element) }
+    }
+
+    /// Removes and returns the element at `position`; later elements move up by one.
+    @discardableResult
+    mutating func remove(at position: Int) -> Element {
+        let removed = self[position]
+        if position == 0 {
+            head = tail.isEmpty ? nil : tail.removeFirst()
+        } else {
+            tail.remove(at: position - 1)
+        }
+        return removed
+    }
+
+    /// Removes and returns the last element.
+    @discardableResult
+    mutating func removeLast() -> Element {
+        remove(at: endIndex - 1)
+    }
+
+    /// Removes every element for which `shouldRemove` is true, keeping the others' order.
+    mutating func removeAll(where shouldRemove: (Element) -> Bool) {
+        var kept = SmallList()
+        for element in self where !shouldRemove(element) { kept.append(element) }
+        self = kept
+    }
+}
+
+extension SmallList: Sendable where Element: Sendable {}
