@@ -38,10 +38,6 @@ cc -O2 -pthread -o "$floor_bin" "$here/kernel-floor/fanout-floor.c"
 source "$here/server-lifecycle.sh"
 ulimit -n "$(ulimit -Hn)"
 
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # floor SUBS RATE: prints "ns_per_send p50 p99" of the C floor.
 floor() {
     local subscribers=$1 rate=$2 updates=$(($2 * duration)) port
@@ -60,13 +56,8 @@ floor() {
 
 # canopy SUBS RATE: prints "deliveries/s p50 p99 server-ns-per-delivery" of Canopy.
 canopy() {
-    local subscribers=$1 rate=$2 data="$out/canopy-data" port_file="$out/canopy.port"
-    rm -rf "$data" "$port_file"
-    "$canopy_bin" serve --host 127.0.0.1 --port 0 --port-file "$port_file" --data-dir "$data" \
-        --log-level warning > "$out/canopy-server.log" 2>&1 &
-    server_pid=$!
-    for _ in $(seq 300); do [[ -s $port_file ]] && break; sleep 0.1; done
-    server_port=$(tr -dc '0-9' < "$port_file")
+    local subscribers=$1 rate=$2
+    start_canopy "$canopy_bin" "$out" canopy || exit 1
     "$canopy_bin" bench fanout --url "ws://127.0.0.1:$server_port" --subscribers "$subscribers" --rate "$rate" \
         --duration "$duration" --server-pid "$server_pid" --quiet --json "$out/canopy.json" > /dev/null
     stop_server

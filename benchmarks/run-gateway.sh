@@ -112,15 +112,11 @@ fi
 source "$here/server-lifecycle.sh"
 ulimit -n "$(ulimit -Hn)"   # servers started from here inherit the raised limit (mosquitto does not raise it)
 
-# wait_for_port LOG FILE: waits until FILE holds the port or LOG says "listening on HOST:PORT"; sets server_port.
-wait_for_port() {
-    local log=$1 port_file=$2 deadline=$((SECONDS + server_start_timeout))
+# wait_for_logged_port LOG: waits until LOG says "listening on HOST:PORT" (the NIO server); sets server_port.
+wait_for_logged_port() {
+    local log=$1 deadline=$((SECONDS + server_start_timeout))
     while [[ -z $server_port ]]; do
-        if [[ -n $port_file && -s $port_file ]]; then
-            server_port=$(tr -dc '0-9' < "$port_file")
-        elif [[ -z $port_file ]]; then
-            server_port=$(grep -o 'listening on [^ ]*:[0-9]\+' "$log" 2>/dev/null | head -1 | sed 's/.*://' || true)
-        fi
+        server_port=$(grep -o 'listening on [^ ]*:[0-9]\+' "$log" 2>/dev/null | head -1 | sed 's/.*://' || true)
         [[ -n $server_port ]] && break
         if ! kill -0 "$server_pid" 2>/dev/null; then
             echo "the server exited during start-up; log:" >&2; cat "$log" >&2; server_pid=""; return 1
@@ -130,22 +126,12 @@ wait_for_port() {
     done
 }
 
-# free_port: a loopback port nothing listens on now.
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # start_server KIND NAME: a fresh canopy, mosquitto or nio server; sets server_pid and server_port.
 start_server() {
     local kind=$1 name=$2 log="$out/$2-server.log"
     case "$kind" in
         canopy)
-            local port_file="$out/$name.port" data="$out/$name-data"
-            rm -rf "$port_file" "$data"
-            "$canopy_bin" serve --host 127.0.0.1 --port 0 --port-file "$port_file" --data-dir "$data" \
-                --log-level warning "${canopy_extra[@]}" > "$log" 2>&1 &
-            server_pid=$!
-            wait_for_port "$log" "$port_file" ;;
+            start_canopy "$canopy_bin" "$out" "$name" "${canopy_extra[@]}" ;;
         mosquitto)
             # mosquitto 2.0.11 exits when a websockets listener is its only one, so it gets a TCP one as well.
             server_port=$(free_port)
@@ -164,7 +150,7 @@ start_server() {
         nio)
             "$nio_bin" --host 127.0.0.1 --port 0 > "$log" 2>&1 &
             server_pid=$!
-            wait_for_port "$log" "" ;;
+            wait_for_logged_port "$log" ;;
     esac
 }
 

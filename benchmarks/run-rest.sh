@@ -43,21 +43,10 @@ out=${out:-$(mktemp -d /tmp/canopy-rest-bench.XXXXXX)}
 mkdir -p "$out"
 source "$here/server-lifecycle.sh"
 
-start_server() {
-    local name=$1 port_file="$out/$1.port" data="$out/$1-data"
-    rm -rf "$port_file" "$data"
-    "$canopy_bin" serve --host 127.0.0.1 --port 0 --port-file "$port_file" --data-dir "$data" \
-        --log-level warning "${canopy_extra[@]}" > "$out/$name-server.log" 2>&1 &
-    server_pid=$!
-    for _ in $(seq 200); do [[ -s $port_file ]] && break; sleep 0.05; done
-    [[ -s $port_file ]] || { echo "canopy did not start; log:" >&2; cat "$out/$name-server.log" >&2; exit 1; }
-    server_port=$(tr -dc '0-9' < "$port_file")
-}
-
 # run NAME: one wrk run against a fresh server; prints "requests/s p50 p99" (latencies as wrk prints them).
 run() {
     local name=$1 url script=()
-    start_server "$name"
+    start_canopy "$canopy_bin" "$out" "$name" "${canopy_extra[@]}" || exit 1
     url="http://127.0.0.1:$server_port/bench/item.json"
     curl -sf -X PUT -d '{"name":"small","n":1}' "$url" > /dev/null
     case $name in

@@ -1,5 +1,5 @@
 # Sourced by the benchmark runners: the one server under test, stopped on exit or interrupt.
-# The runner's start_server sets server_pid (and server_port once the server reports it).
+# start_canopy (or the runner's own start for other servers) sets server_pid and server_port.
 
 server_pid=""
 server_port=""
@@ -15,5 +15,33 @@ stop_server() {
     server_pid=""
     server_port=""
 }
+# start_canopy BINARY DIR NAME [serve arguments...]: a fresh release `canopy serve` on a free loopback port with an
+# empty data directory DIR/NAME-data, logging to DIR/NAME-server.log; sets server_pid and server_port. Returns 1
+# (printing the log) when the server exits or reports no port within 30 s.
+start_canopy() {
+    local binary=$1 dir=$2 name=$3
+    shift 3
+    local port_file="$dir/$name.port" data="$dir/$name-data" log="$dir/$name-server.log" deadline=$((SECONDS + 30))
+    rm -rf "$port_file" "$data"
+    "$binary" serve --host 127.0.0.1 --port 0 --port-file "$port_file" --data-dir "$data" --log-level warning \
+        "$@" > "$log" 2>&1 &
+    server_pid=$!
+    until [[ -s $port_file ]]; do
+        if ! kill -0 "$server_pid" 2>/dev/null || (( SECONDS > deadline )); then
+            echo "canopy did not start; log:" >&2
+            cat "$log" >&2
+            stop_server
+            return 1
+        fi
+        sleep 0.05
+    done
+    server_port=$(tr -dc '0-9' < "$port_file")
+}
+
+# free_port: a loopback port nothing listens on now.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
 trap stop_server EXIT
 trap 'stop_server; exit 130' INT TERM

@@ -1,3 +1,5 @@
+import Primitives
+
 extension BenchConfiguration {
     /// Writes over all writers: `messages`, or rate × duration when both are given.
     public var effectiveMessages: Int {
@@ -33,7 +35,7 @@ extension BenchConfiguration {
         if let duration, !(duration >= 0 && duration <= 86_400) {
             throw BenchConfigurationError("--duration must be in 0...86400 seconds")
         }
-        guard namespace.utf8.allSatisfy(Self.isKeySafe), !namespace.isEmpty else {
+        guard namespace.utf8.allSatisfy(ASCIIBytes.isWordOrDash), !namespace.isEmpty else {
             throw BenchConfigurationError("--ns may hold letters, digits, '-' and '_' only")
         }
         if let serverPID { try Self.check("--server-pid", serverPID, in: 1...Int(Int32.max)) }
@@ -96,17 +98,6 @@ extension BenchConfiguration {
     ) throws(BenchConfigurationError) {
         guard range.contains(value) else {
             throw BenchConfigurationError("\(name) must be in \(range.lowerBound)...\(range.upperBound), got \(value)")
-        }
-    }
-
-    /// Letters, digits, `-` and `_`: safe in a URL query, a Firebase key and a JSON string without escaping.
-    static func isKeySafe(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-            return true
-        default:
-            return false
         }
     }
 }

@@ -1,3 +1,4 @@
+import Primitives
 import TLS
 
 /// Writes the query scenario's starting list over REST (`PUT /bench/feed.json`), replacing what an earlier run
@@ -38,7 +39,7 @@ struct QueryPrefill {
 
     /// A byte of a query value, percent-encoded unless unreserved (RFC 3986 §2.3).
     private static func percentEncoded(_ byte: UInt8) -> [UInt8] {
-        if BenchConfiguration.isKeySafe(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "~") {
+        if ASCIIBytes.isWordOrDash(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "~") {
             return [byte]
         }
         let hex = Array("0123456789ABCDEF".utf8)

@@ -1,4 +1,5 @@
 import Glibc
+import Primitives
 
 /// The Firebase wire protocol on a connection (wire-protocol.md §2–§6, §11): reassembling split messages, the
 /// hello, auth and the listen with their `ok`, acknowledgements of writes, and the pushes subscribers count.
@@ -173,19 +174,19 @@ extension Worker {
     private func sendListen(_ index: Int) {
         messageScratch.removeAll(keepingCapacity: true)
         messageScratch.append(contentsOf: #"{"t":"d","d":{"r":"#.utf8)
-        appendDecimal(UInt64(listenRequest), to: &messageScratch)
+        ASCIIBytes.appendDecimal(UInt64(listenRequest), to: &messageScratch)
         messageScratch.append(contentsOf: #","a":"q","b":{"p":""#.utf8)
         messageScratch.append(contentsOf: plan.listenPaths[connections[index].room])
         if plan.scenario == .connections, !configuration.sharedPath {
             messageScratch.append(contentsOf: "/c".utf8)
-            appendDecimal(UInt64(connections[index].global), to: &messageScratch)
+            ASCIIBytes.appendDecimal(UInt64(connections[index].global), to: &messageScratch)
         }
         messageScratch.append(UInt8(ascii: "\""))
         if plan.scenario == .query {
             messageScratch.append(contentsOf: #","q":{"i":""#.utf8)
             messageScratch.append(contentsOf: configuration.orderBy.utf8)
             messageScratch.append(contentsOf: #"","l":"#.utf8)
-            appendDecimal(UInt64(configuration.limit), to: &messageScratch)
+            ASCIIBytes.appendDecimal(UInt64(configuration.limit), to: &messageScratch)
             messageScratch.append(contentsOf: #","vf":"r"},"t":1"#.utf8)
         }
         messageScratch.append(contentsOf: #","h":""}}}"#.utf8)

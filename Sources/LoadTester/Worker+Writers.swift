@@ -1,3 +1,5 @@
+import Primitives
+
 /// Writers and what subscribers do with each update: building and pacing the writes of every protocol, and
 /// counting deliveries.
 extension Worker {
@@ -92,16 +94,16 @@ extension Worker {
         switch plan.wireProtocol {
         case .firebase:
             messageScratch.append(contentsOf: #"{"t":"d","d":{"r":"#.utf8)
-            appendDecimal(UInt64(connections[index].nextRequest), to: &messageScratch)
+            ASCIIBytes.appendDecimal(UInt64(connections[index].nextRequest), to: &messageScratch)
             messageScratch.append(contentsOf: #","a":"p","b":{"p":""#.utf8)
             messageScratch.append(contentsOf: plan.listenPaths[room])
             if plan.scenario == .writes || plan.scenario == .query {
                 messageScratch.append(contentsOf: "/w".utf8)
-                appendDecimal(UInt64(writer), to: &messageScratch)
+                ASCIIBytes.appendDecimal(UInt64(writer), to: &messageScratch)
             }
             if plan.scenario == .query {
                 messageScratch.append(UInt8(ascii: "s"))
-                appendDecimal(UInt64(sequence), to: &messageScratch)
+                ASCIIBytes.appendDecimal(UInt64(sequence), to: &messageScratch)
             }
             messageScratch.append(contentsOf: #"","d":"#.utf8)
             appendBenchObject(sequence: sequence, sentAt: sentAt, writer: writer)
@@ -129,11 +131,11 @@ extension Worker {
         messageScratch.append(contentsOf: #"{"pad":""#.utf8)
         for _ in 0..<max(0, configuration.payload - unpadded) { messageScratch.append(UInt8(ascii: "x")) }
         messageScratch.append(contentsOf: #"","seq":"#.utf8)
-        appendDecimal(UInt64(sequence), to: &messageScratch)
+        ASCIIBytes.appendDecimal(UInt64(sequence), to: &messageScratch)
         messageScratch.append(contentsOf: #","ts":"#.utf8)
-        appendDecimal(sentAt, to: &messageScratch)
+        ASCIIBytes.appendDecimal(sentAt, to: &messageScratch)
         messageScratch.append(contentsOf: #","w":"#.utf8)
-        appendDecimal(UInt64(writer), to: &messageScratch)
+        ASCIIBytes.appendDecimal(UInt64(writer), to: &messageScratch)
         messageScratch.append(UInt8(ascii: "}"))
     }
 }
@@ -147,19 +149,4 @@ func decimalDigits(_ value: UInt64) -> Int {
         rest /= 10
     }
     return digits
-}
-
-/// Appends `value` in decimal to `bytes` without allocating (beyond `bytes`' own growth).
-func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
-    var buffer: (UInt64, UInt64, UInt64) = (0, 0, 0)
-    withUnsafeMutableBytes(of: &buffer) { raw in
-        var position = raw.count
-        var rest = value
-        repeat {
-            position -= 1
-            raw[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-            rest /= 10
-        } while rest > 0
-        bytes.append(contentsOf: raw[position...])
-    }
 }

@@ -255,11 +255,42 @@ final class Worker: @unchecked Sendable {
             connections[index].outbound.append(contentsOf: bytes)
             return
         }
+        guard let sent = Self.sendAvailable(connections[index].fd, bytes) else {
+            drop(index, reason: "send: \(errnoText())")
+            return
+        }
+        guard sent < bytes.count else { return }
+        connections[index].outbound.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[sent...]))
+        watchWritable(index, true)
+    }
+
+    /// Writes queued bytes; once they are gone, stops watching for writability and lets a writer send more.
+    func flushOutbound(_ index: Int) {
+        let offset = connections[index].outboundOffset
+        if offset < connections[index].outbound.count {
+            let fd = connections[index].fd
+            let sent = connections[index].outbound.withUnsafeBytes {
+                Self.sendAvailable(fd, UnsafeRawBufferPointer(rebasing: $0[offset...]))
+            }
+            guard let sent else {
+                drop(index, reason: "send: \(errnoText())")
+                return
+            }
+            connections[index].outboundOffset += sent
+            guard connections[index].outboundOffset == connections[index].outbound.count else { return }
+        }
+        connections[index].outbound.removeAll(keepingCapacity: true)
+        connections[index].outboundOffset = 0
+        watchWritable(index, false)
+        if connections[index].role == .writer { sendWrites(index, now: monotonicNanoseconds()) }
+    }
+
+    /// Sends as much of `bytes` as the socket takes now: the count sent (short when it would block), or `nil` when
+    /// the send failed (`errno` tells why).
+    private static func sendAvailable(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int? {
         var offset = 0
         while offset < bytes.count {
-            let written = Glibc.send(
-                connections[index].fd, bytes.baseAddress.map { $0 + offset }, bytes.count - offset,
-                Int32(MSG_NOSIGNAL))
+            let written = Glibc.send(fd, bytes.baseAddress.map { $0 + offset }, bytes.count - offset, Int32(MSG_NOSIGNAL))
             if written > 0 {
                 offset += written
             } else if written < 0, errno == EINTR {
@@ -267,39 +298,10 @@ final class Worker: @unchecked Sendable {
             } else if written < 0, errno == EAGAIN {
                 break
             } else {
-                drop(index, reason: "send: \(errnoText())")
-                return
+                return nil
             }
         }
-        guard offset < bytes.count else { return }
-        connections[index].outbound.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset...]))
-        watchWritable(index, true)
-    }
-
-    /// Writes queued bytes; once they are gone, stops watching for writability and lets a writer send more.
-    func flushOutbound(_ index: Int) {
-        while connections[index].outboundOffset < connections[index].outbound.count {
-            let offset = connections[index].outboundOffset
-            let written = connections[index].outbound.withUnsafeBytes {
-                Glibc.send(
-                    connections[index].fd, $0.baseAddress.map { $0 + offset }, $0.count - offset,
-                    Int32(MSG_NOSIGNAL))
-            }
-            if written > 0 {
-                connections[index].outboundOffset += written
-            } else if written < 0, errno == EINTR {
-                continue
-            } else if written < 0, errno == EAGAIN {
-                return
-            } else {
-                drop(index, reason: "send: \(errnoText())")
-                return
-            }
-        }
-        connections[index].outbound.removeAll(keepingCapacity: true)
-        connections[index].outboundOffset = 0
-        watchWritable(index, false)
-        if connections[index].role == .writer { sendWrites(index, now: monotonicNanoseconds()) }
+        return offset
     }
 
     /// Registers `index` for readability, plus writability when `writable`.

@@ -1,3 +1,5 @@
+import Primitives
+
 /// The data directory holds one subdirectory per namespace; each namespace is its own tree (Firebase's `ns`).
 public enum DataDirectory {
     /// The namespace used when none is named.
@@ -10,15 +12,7 @@ public enum DataDirectory {
     public static func isValidNamespace(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard !bytes.isEmpty, bytes.count <= maxNamespaceLength else { return false }
-        return bytes.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-                return true
-            default:
-                return false
-            }
-        }
+        return bytes.allSatisfy(ASCIIBytes.isWordOrDash)
     }
 
     /// The directory of `namespace` inside `dataDirectory`, or `nil` when the name is not valid.

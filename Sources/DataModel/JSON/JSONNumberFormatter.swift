@@ -1,3 +1,5 @@
+import Primitives
+
 /// Formats doubles exactly as JavaScript's `Number.prototype.toString` (ECMA-262 §6.1.6.1.20), which is what
 /// `JSON.stringify` and therefore the Firebase JS SDK emit.
 ///
@@ -32,17 +34,7 @@ public enum JSONNumberFormatter {
     /// Appends a decimal integer.
     static func appendInteger(_ value: Int64, to bytes: inout [UInt8]) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var buffer: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes ≥ 20 digits
-        withUnsafeMutableBytes(of: &buffer) { raw in
-            var position = raw.count
-            repeat {
-                position -= 1
-                raw[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            bytes.append(contentsOf: raw[position...])
-        }
+        ASCIIBytes.appendDecimal(value.magnitude, to: &bytes)
     }
 
     /// The shortest round-trip decimal digits of a positive finite double and its exponent n such that

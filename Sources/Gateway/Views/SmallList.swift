@@ -10,21 +10,20 @@ struct SmallList<Element>: RandomAccessCollection, MutableCollection {
     var startIndex: Int { 0 }
     var endIndex: Int { head == nil ? 0 : 1 + tail.count }
 
+    /// Positions past the end trap, as they do in an array.
     subscript(position: Int) -> Element {
         get {
-            guard position > 0 else {
-                guard let head, position == 0 else { preconditionFailure("SmallList index \(position) out of range") }
-                return head
-            }
-            return tail[position - 1]
+            guard position == 0 else { return tail[position - 1] }
+            guard let head else { preconditionFailure("SmallList index 0 out of range") }
+            return head
         }
         set {
-            guard position > 0 else {
-                precondition(position == 0 && head != nil, "SmallList index \(position) out of range")
-                head = newValue
+            guard position == 0 else {
+                tail[position - 1] = newValue
                 return
             }
-            tail[position - 1] = newValue
+            precondition(head != nil, "SmallList index 0 out of range")
+            head = newValue
         }
     }
 
