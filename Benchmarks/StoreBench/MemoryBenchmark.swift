@@ -1,4 +1,4 @@
-// `StoreBench memory`: in-memory leaf sets per second on one shard and on all shards.
+// `StoreBench memory`: in-memory leaf sets per second into one namespace log.
 
 import DataModel
 import Dispatch
@@ -15,8 +15,8 @@ struct SetsMeasurement {
     var rate: Double
     /// CPU microseconds of the whole process per set.
     var cpu: Double
-    /// CPU microseconds per set outside the submitting threads: the shards applying the writes (plus Dispatch).
-    var shardCPU: Double
+    /// CPU microseconds per set outside the submitting threads: the sequencer applying the writes (plus Dispatch).
+    var sequencerCPU: Double
 }
 
 /// Submits `count` leaf sets spread over `threads` submitting threads and waits for every completion. With
@@ -32,7 +32,7 @@ func measureSets(store: Store, count: Int, threads: Int, keysPerThread: Int, bat
     DispatchQueue.concurrentPerform(iterations: threads) { thread in
         let threadStarted = threadCPUNanoseconds()
         defer { submitterNanoseconds.add(threadCPUNanoseconds() - threadStarted, ordering: .relaxed) }
-        // One top-level key per (thread, group): with the default depth 1 that selects the shard.
+        // One top-level key per (thread, group).
         let tops = (0..<keysPerThread).map { key("t\(thread)_\($0)") }
         let fields = (0..<1000).map { key("f\($0)") }
         func write(_ index: Int) -> StoreWrite {
@@ -41,7 +41,7 @@ func measureSets(store: Store, count: Int, threads: Int, keysPerThread: Int, bat
         }
         if batch == 1 {
             for index in 0..<perThread {
-                store.write(write(index)) { _ in
+                store.write(write(index), by: .privileged) { _ in
                     if remaining.subtract(1, ordering: .relaxed).newValue == 0 { done.signal() }
                 }
             }
@@ -52,7 +52,7 @@ func measureSets(store: Store, count: Int, threads: Int, keysPerThread: Int, bat
         for index in 0..<perThread {
             writes.append(write(index))
             if writes.count == batch {
-                store.write(batch: writes) { _, _ in
+                store.write(batch: writes, by: .privileged) { _, _ in
                     if remaining.subtract(1, ordering: .relaxed).newValue == 0 { done.signal() }
                 }
                 writes.removeAll(keepingCapacity: true)
@@ -64,7 +64,7 @@ func measureSets(store: Store, count: Int, threads: Int, keysPerThread: Int, bat
     let elapsed = now() - started
     let cpu = processCPUSeconds() - startedCPU
     let submitters = Double(submitterNanoseconds.load(ordering: .relaxed)) / 1e9
-    return SetsMeasurement(rate: sets / elapsed, cpu: cpu * 1e6 / sets, shardCPU: (cpu - submitters) * 1e6 / sets)
+    return SetsMeasurement(rate: sets / elapsed, cpu: cpu * 1e6 / sets, sequencerCPU: (cpu - submitters) * 1e6 / sets)
 }
 
 /// CPU time of the calling thread, in nanoseconds.
@@ -74,29 +74,23 @@ func threadCPUNanoseconds() -> Int {
     return time.tv_sec * 1_000_000_000 + time.tv_nsec
 }
 
-/// One result line: wall rate, CPU per set, and the shard side's CPU per set with the rate it would allow one
-/// shard on a core of its own (what the wall rate shows on an idle machine).
+/// One result line: wall rate, CPU per set, and the sequencer side's CPU per set with the rate it would allow on a
+/// core of its own (what the wall rate shows on an idle machine).
 func report(_ label: String, _ result: SetsMeasurement) {
     print("\(label): \(Int(result.rate)) sets/s, \(decimal(result.cpu)) µs CPU per set, "
-        + "shards \(decimal(result.shardCPU)) µs CPU per set (\(Int(1e6 / result.shardCPU)) sets per shard-core-second)")
+        + "sequencer \(decimal(result.sequencerCPU)) µs CPU per set (\(Int(1e6 / result.sequencerCPU)) sets per core-second)")
 }
 
-/// Prints leaf sets per second on one shard (one submitting thread) and on one shard per core (one submitting
-/// thread each), for each batch size.
+/// Prints leaf sets per second into one namespace log from one submitting thread and from one per core, for
+/// each batch size.
 func memoryBenchmark(count: Int, batches: [Int]) {
-    let cores = StoreConfiguration.defaultShardCount
+    let cores = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     for batch in batches {
-        guard let single = try? Store(configuration: StoreConfiguration(layout: ShardLayout(count: 1))) else {
-            fail("cannot open store")
+        for threads in Set([1, cores]).sorted() {
+            guard let store = try? Store(configuration: StoreConfiguration()) else { fail("cannot open store") }
+            _ = measureSets(store: store, count: count / 10, threads: threads, keysPerThread: 64, batch: batch)
+            let result = measureSets(store: store, count: count, threads: threads, keysPerThread: 64, batch: batch)
+            report("in-memory leaf sets, batch \(batch), one log, \(threads) submitting threads", result)
         }
-        _ = measureSets(store: single, count: count / 10, threads: 1, keysPerThread: 64, batch: batch)  // warm-up
-        let oneShard = measureSets(store: single, count: count, threads: 1, keysPerThread: 64, batch: batch)
-        report("in-memory leaf sets, batch \(batch), 1 shard, 1 submitting thread", oneShard)
-        guard let all = try? Store(configuration: StoreConfiguration(layout: ShardLayout(count: cores))) else {
-            fail("cannot open store")
-        }
-        _ = measureSets(store: all, count: count / 10, threads: cores, keysPerThread: 64, batch: batch)
-        let allShards = measureSets(store: all, count: count, threads: cores, keysPerThread: 64, batch: batch)
-        report("in-memory leaf sets, batch \(batch), \(cores) shards, \(cores) submitting threads", allShards)
     }
 }

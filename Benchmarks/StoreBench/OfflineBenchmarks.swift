@@ -46,7 +46,7 @@ func loadBenchmark(directory: String) -> Never {
         let elapsed = now() - started
         print("start-up load: \(decimal(elapsed)) s wall, \(decimal(processCPUSeconds())) s CPU, "
             + "peak RSS \(Int(peakResidentMegabytes())) MB, RSS after load \(Int(currentResidentMegabytes())) MB, "
-            + "\(store.layout.count) shards")
+            + "\(store.loadReport.replayedRecords) entries replayed")
         exit(0)  // measure loading only; the process exit releases the lock
     } catch {
         fail("load failed: \(error)")

@@ -1,8 +1,9 @@
 // StoreBench: throughput and start-up measurements for the Store module (not a test; run a release build).
 //
 //   StoreBench memory [count] [--batch B[,B...]]
-//                                              in-memory leaf sets/s on one shard and on all shards, submitted
-//                                              one by one (B = 1, the default) or in write(batch:) calls of B
+//                                              in-memory leaf sets/s into one namespace log from one thread and
+//                                              from one per core, submitted one by one (B = 1, the default) or
+//                                              in write(batch:) calls of B
 //   StoreBench durable DIR [seconds] [writers] [--window W[,W...]]
 //                                              acknowledged writes/s with fsync always (default 5 s, 64 writers,
 //                                              window 1); one fresh store per window in DIR/window-W

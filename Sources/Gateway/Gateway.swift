@@ -62,21 +62,26 @@ public final class Gateway: Router {
         }
     }
 
-    /// Opens the default namespace now, so the first client does not wait on an event loop while it loads.
+    /// Opens the default namespace and waits until it loaded, so that the server starts only with its data (and
+    /// refuses to start when the data directory is locked or damaged).
     public func openDefaultNamespace() throws {
-        if case .failure(let problem) = namespace(named: configuration.defaultNamespace) { throw problem }
+        let name = configuration.defaultNamespace
+        switch namespace(named: name) {
+        case .failure(let problem): throw problem
+        case .success(let namespace):
+            if let failure = namespace.store.waitUntilLoaded() { throw NamespaceProblem.storeFailed(name, failure) }
+        }
     }
 
-    /// The namespace called `name`, opened (and loaded from disk) on first use.
+    /// The namespace called `name`, opened on first use. Its store loads from disk on its own sequencer, so no
+    /// event loop and no other namespace waits for it; its clients' operations queue behind the load. A namespace
+    /// that fails to load is closed again (its operations fail) and retried by the next connection.
     func namespace(named name: String) -> Result<Namespace, NamespaceProblem> {
         guard DataDirectory.isValidNamespace(name) else { return .failure(.invalidName(name)) }
         return namespaces.withLock { open in
             if let namespace = open[name] { return .success(namespace) }
             guard open.count < configuration.maxNamespaces else { return .failure(.tooMany(configuration.maxNamespaces)) }
-            var storeConfiguration = StoreConfiguration(layout: configuration.shardLayout, clock: configuration.clock)
-            // Rules read the whole tree (`root`); it is kept even without rules, since an admin may put rules in
-            // force at any time (`PUT /.settings/rules.json`, as the Firebase CLI does against an emulator).
-            storeConfiguration.tracksWholeTree = true
+            var storeConfiguration = StoreConfiguration(clock: configuration.clock, rulesCompiler: rulesCompiler)
             if let root = configuration.dataDirectory,
                let directory = DataDirectory.namespaceDirectory(root, namespace: name)
             {
@@ -84,16 +89,59 @@ public final class Gateway: Router {
                 persistence.fsyncPolicy = configuration.fsyncPolicy
                 storeConfiguration.persistence = persistence
             }
-            do throws(JournalError) {
-                let namespace = try Namespace(name: name, configuration: storeConfiguration)
-                open[name] = namespace
-                logger.info("opened namespace", metadata: ["namespace": "\(name)"])
-                return .success(namespace)
-            } catch {
-                logger.error("cannot open namespace", metadata: ["namespace": "\(name)", "error": "\(error)"])
-                return .failure(.storeFailed(name, error))
+            let namespace = Namespace(name: name, configuration: storeConfiguration) { [self] result in
+                switch result {
+                case .success(let report):
+                    logger.info("opened namespace", metadata: [
+                        "namespace": "\(name)", "replayed": "\(report.replayedRecords)",
+                        "seconds": "\(report.seconds)"])
+                    if report.migratedShardedFormat {
+                        logger.notice("migrated namespace \(name) from the sharded format to the namespace log")
+                    }
+                    for discard in report.discards { logger.warning("namespace \(name): \(discard)") }
+                case .failure(let error):
+                    logger.error("cannot open namespace", metadata: ["namespace": "\(name)", "error": "\(error)"])
+                    namespaces.withLock { open in
+                        if open[name]?.store.latest.isAvailable == false { open[name] = nil }
+                    }
+                }
             }
+            open[name] = namespace
+            // Under the lock, so a rules reload that iterates the namespaces cannot slip in before it.
+            namespace.store.installRules(source: configuration.rules.source)
+            return .success(namespace)
         }
+    }
+
+    /// Compiles a rules revision of a namespace's log into the policy its store judges writes with. The rules in
+    /// force are reused when the text is theirs, so their coverage counts every decision.
+    var rulesCompiler: RulesCompiler {
+        let holder = configuration.rules
+        let explainer = configuration.explainDenials ? DenialExplainer(logger: logger) : nil
+        return { source in
+            let rules = holder.rules(compiledFrom: source)
+                ?? (try? RuleSet(source: source, fileName: "database.rules.json"))
+            return rules.map { RulesPolicy(rules: $0, explainer: explainer) }
+        }
+    }
+
+    /// Compiles the rules revisions of a namespace log for offline tools (`canopy export`, `canopy import`), which
+    /// replay the log and so re-take its decisions.
+    public static let offlineRulesCompiler: RulesCompiler = { source in
+        (try? RuleSet(source: source, fileName: "database.rules.json")).map { RulesPolicy(rules: $0, explainer: nil) }
+    }
+
+    /// Puts the rules now in force into every open namespace's log, then re-checks every listen and stream against
+    /// them (after a reload or an admin upload). Operations that reach a namespace after this call are judged by
+    /// the new rules.
+    public func rulesChanged() {
+        let source = configuration.rules.source
+        let open = namespaces.withLock { open in
+            for namespace in open.values { namespace.store.installRules(source: source) }
+            return Array(open.values)
+        }
+        guard !open.isEmpty else { return }
+        recheckAllListens()
     }
 
     /// The names of the open namespaces, sorted.
@@ -111,8 +159,8 @@ public final class Gateway: Router {
         IndexDeclarations(configuration.rules.rules?.indexes ?? [])
     }
 
-    /// Re-checks every connection's listens against the rules now in force (after a reload).
-    public func recheckAllListens() {
+    /// Re-checks every connection's listens against the rules now in force.
+    func recheckAllListens() {
         for session in sessions.all { session.loop.execute { session.recheckListens() } }
         for stream in streams.all { stream.loop.execute { stream.recheck() } }
     }
@@ -124,7 +172,7 @@ public final class Gateway: Router {
             return Array(open.values)
         }
         for namespace in open {
-            do {
+            do throws(JournalError) {
                 try namespace.store.close()
             } catch {
                 logger.error("closing namespace failed", metadata: ["namespace": "\(namespace.name)", "error": "\(error)"])

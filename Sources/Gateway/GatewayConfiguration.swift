@@ -10,8 +10,6 @@ public struct GatewayConfiguration: Sendable {
     public var defaultNamespace = DataDirectory.defaultNamespace
     /// Most namespaces open at once; a connection naming another one is refused with 503.
     public var maxNamespaces = 64
-    /// How each namespace's tree is sharded.
-    public var shardLayout = ShardLayout(count: StoreConfiguration.defaultShardCount)
     /// When acknowledged writes reach the disk.
     public var fsyncPolicy = FsyncPolicy.always
     /// Pending outbound bytes above which a connection's listens are conflated: their pushes are skipped until the

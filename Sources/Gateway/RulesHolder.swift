@@ -5,7 +5,8 @@ import Synchronization
 
 /// The rules in force, replaced atomically when the rules file changes or an admin uploads new rules.
 ///
-/// Operations take the current rules when they start; a reload applies to every operation after it. The file is
+/// Each namespace's log takes a new version as an entry (``Gateway/rulesChanged()``), so a reload applies to every
+/// operation of the namespace sequenced after it. The file is
 /// polled (modification time and size) rather than watched with inotify, so editors that save by renaming a new
 /// file over the old one are seen too. A file that no longer loads is reported and the old rules stay.
 public final class RulesHolder: Sendable {
@@ -37,6 +38,12 @@ public final class RulesHolder: Sendable {
     /// The text of the rules in force, `nil` when there are none or they were not loaded from text.
     public var source: [UInt8]? {
         current.withLock { $0.source }
+    }
+
+    /// The rules in force when `source` is their text, `nil` otherwise (namespaces compile the revisions of their
+    /// logs through this, so the rules in force are one object whose coverage counts every decision).
+    func rules(compiledFrom source: [UInt8]) -> RuleSet? {
+        current.withLock { $0.source == source ? $0.rules : nil }
     }
 
     /// Compiles `source` and puts it in force for every operation from now on (the admin's

@@ -2,149 +2,208 @@ import DataModel
 import Dispatch
 import Synchronization
 
-/// One namespace's tree: sharded, with atomic writes, compare-and-set, change records and durable persistence.
+/// One namespace's tree and its log: every write, rules change and read takes effect in one order.
 ///
-/// - **Shards.** The tree is split by ``ShardLayout``; each shard is owned by one serial queue (``Shard``) and
-///   applies the writes that touch only its own locations without any lock shared with other shards.
-/// - **Multi-shard operations.** Writes at wide paths (shallower than the shard depth) or spanning shards, and
-///   reads at wide paths, are enqueued on every shard involved while holding one submission lock, which gives
-///   them one global order. A write holds its shards (they park later tasks), is planned from their captured
-///   states, then commits on each. A reader therefore never sees part of a multi-shard write, and a wide read is
-///   a consistent cut.
-/// - **Order.** Tasks submitted from one thread run in submission order on each shard, so writes to a location
-///   apply, and are reported, in the order they were submitted; a write's completion runs after it is applied,
-///   so a read submitted after the completion sees it. ``write(batch:completion:)`` keeps this order at one
-///   queue hop per shard per batch.
-/// - **Change records.** The observer gets a ``ChangeRecord`` for every applied write, on the queue of the
-///   reporting shard, in apply order, before the write's completion (so events can go out before the ack).
-/// - **Durability.** With persistence, a write's record goes to the shard's journal and its completion runs when
-///   the record is durable under the ``FsyncPolicy``. Writes are visible to readers as soon as they are applied,
-///   which may be before they are durable; only the completion waits.
+/// - **One sequencer.** All work reaches the store as tasks on one serial queue, the sequencer, in submission
+///   order. A write is given its place in the namespace's log there (a ``LogEntry``: sequence number, server time,
+///   caller, rules version) and applied at once by ``LogState/apply(_:isReplay:)``, a pure function of the state
+///   and the entry: compare-and-set, server values, push ids and the rules' decision all derive from the entry and
+///   the tree every earlier entry built. Reads and listen registrations (``inOrder(_:)``) run on the same queue,
+///   so a read submitted after a write sees it, and a caller that submits from one thread (a connection's event
+///   loop) has its requests take effect in the order it sent them.
+/// - **Change records.** The observer gets a ``ChangeRecord`` for every applied write, on the sequencer, in log
+///   order, before the write's completion (so events can go out before the acknowledgement).
+/// - **Durability.** With persistence, every entry — rejected writes included, so that replay re-takes every
+///   decision — goes to the namespace's journal, group-committed; a write's completion runs when its entry is
+///   durable under the ``FsyncPolicy``, in log order. Snapshots of the state bound the replay at start-up.
+/// - **Throughput** comes from batching, not from racing: ``write(batch:by:completion:)`` sequences a connection's
+///   pipelined writes in one task, and their entries share one group commit.
+///
+/// | Owner | State |
+/// |---|---|
+/// | `queue` (the sequencer) | the log state, the journal handle, framed records, completions waiting for them |
+/// | `published` mutex | the state after the last task, for readers that need no order (REST reads, metrics) |
 ///
 /// The API is callback based; completions and observer calls run on store-owned queues and must not block.
-public final class Store: Sendable {
-    /// How the tree is split.
-    public let layout: ShardLayout
-    /// What start-up found (empty for an in-memory store).
-    public let loadReport: LoadReport
+public final class Store: @unchecked Sendable {
+    /// What start-up found (empty for an in-memory store, and until a background load finished).
+    public var loadReport: LoadReport { report.withLock { $0 } }
 
-    let shards: [Shard]
+    /// The sequencer.
+    let queue: DispatchQueue
     let observer: (@Sendable (ChangeRecord) -> Void)?
     let clock: @Sendable () -> Double
-    /// The next multi-shard transaction id; holding this mutex while enqueueing a multi-shard operation's first
-    /// tasks is what orders multi-shard operations globally.
-    let submission: Mutex<UInt64>
-    let isClosed = Atomic<Bool>(false)
+    let compiler: RulesCompiler?
     let persistence: PersistenceDriver?
-    /// The whole tree when ``StoreConfiguration/tracksWholeTree`` is set.
-    let wholeTree: WholeTree?
+    let isClosed = Atomic<Bool>(false)
+    private let report = Mutex(LoadReport())
+    private let published: Mutex<StoreSnapshot>
 
-    /// Opens a store: in memory, or from its namespace directory (loading the snapshot and replaying journals).
+    // Owned by `queue`:
+    /// The namespace as the log built it.
+    private(set) var state: LogState
+    /// The journal, `nil` in memory (and until loaded).
+    private(set) var journal: JournalWriter?
+    /// Why the namespace could not be loaded; every later operation fails.
+    private var loadFailure: JournalError?
+    /// Journal records framed by the current task (reused between tasks).
+    private var records = FramedRecords()
+
+    /// Opens a store and loads it before returning: in memory, or from its namespace directory (state snapshot,
+    /// journal replay; a directory of the earlier sharded format is migrated).
     ///
-    /// - Parameters:
-    ///   - configuration: layout, persistence and clock.
-    ///   - observer: receives a ``ChangeRecord`` for every applied write (see the type's discussion).
     /// - Throws: ``JournalError`` when the directory is locked by another process or its files are damaged.
-    public init(configuration: StoreConfiguration, observer: (@Sendable (ChangeRecord) -> Void)? = nil)
+    public convenience init(configuration: StoreConfiguration, observer: (@Sendable (ChangeRecord) -> Void)? = nil)
         throws(JournalError)
     {
+        self.init(unloaded: configuration, observer: observer)
+        let failure: JournalError? = queue.sync { load(configuration) }
+        if let failure { throw failure }
+    }
+
+    /// Opens a store whose loading runs on its sequencer, off the caller's thread: everything submitted meanwhile
+    /// waits behind it. `loaded` runs on the sequencer once loading ended (with the failure, after which every
+    /// operation is refused).
+    public static func opening(configuration: StoreConfiguration,
+                               observer: (@Sendable (ChangeRecord) -> Void)? = nil,
+                               loaded: @escaping @Sendable (Result<LoadReport, JournalError>) -> Void) -> Store
+    {
+        let store = Store(unloaded: configuration, observer: observer)
+        store.queue.async {
+            if let failure = store.load(configuration) {
+                loaded(.failure(failure))
+            } else {
+                loaded(.success(store.loadReport))
+            }
+        }
+        return store
+    }
+
+    private init(unloaded configuration: StoreConfiguration, observer: (@Sendable (ChangeRecord) -> Void)?) {
         self.observer = observer
         clock = configuration.clock
-        guard let settings = configuration.persistence else {
-            layout = configuration.layout
-            loadReport = LoadReport()
-            shards = (0..<layout.count).map { index in
-                Shard(index: index, state: ShardState(), journal: nil, label: "canopy.store.shard.\(index)")
-            }
-            submission = Mutex(1)
-            persistence = nil
-            wholeTree = configuration.tracksWholeTree ? WholeTree(.empty) : nil
-            return
+        compiler = configuration.rulesCompiler
+        queue = DispatchQueue(label: "canopy.store.sequencer")
+        state = LogState(compiler: configuration.rulesCompiler)
+        published = Mutex(StoreSnapshot(root: .empty, sequence: 0, now: 0, rules: .initial, policy: nil,
+                                        isAvailable: false))
+        persistence = configuration.persistence.map { PersistenceDriver(settings: $0) }
+    }
+
+    /// Loads the namespace (on the sequencer); returns why it failed.
+    private func load(_ configuration: StoreConfiguration) -> JournalError? {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let persistence, let settings = configuration.persistence else {
+            publish()
+            return nil
         }
-        let files = NamespaceFiles(directory: settings.directory)
-        if !settings.readOnly { try FileSystem.makeDirectories(settings.directory) }
-        let lock: DirectoryLock? = settings.readOnly && !FileSystem.isDirectory(settings.directory)
-            ? nil : try DirectoryLock(path: files.lockPath, directory: settings.directory)
         do throws(JournalError) {
-            let loaded = try NamespaceLoader.load(
-                files, configuredLayout: configuration.layout, repair: settings.repair, readOnly: settings.readOnly)
-            layout = loaded.layout
-            loadReport = loaded.report
-            var shards: [Shard] = []
-            for index in 0..<loaded.layout.count {
-                let journal = settings.readOnly ? nil : try JournalWriter(
-                    directory: files.journalDirectory(shard: index), existing: loaded.segments[index],
-                    policy: settings.fsyncPolicy, maxSegmentBytes: settings.maxSegmentBytes,
-                    label: "canopy.store.journal.\(index)")
-                shards.append(Shard(index: index, state: loaded.states[index], journal: journal,
-                                    label: "canopy.store.shard.\(index)"))
+            let files = persistence.files
+            if !settings.readOnly { try FileSystem.makeDirectories(settings.directory) }
+            if !(settings.readOnly && !FileSystem.isDirectory(settings.directory)) {
+                persistence.lock = try DirectoryLock(path: files.lockPath, directory: settings.directory)
             }
-            self.shards = shards
-            submission = Mutex(loaded.nextTransactionId)
-            wholeTree = configuration.tracksWholeTree
-                ? WholeTree(TreeView(layout: loaded.layout, states: loaded.states.map { Optional($0) }).value(at: .root))
-                : nil
+            let loaded = try LogLoader.load(files, compiler: compiler, repair: settings.repair,
+                                            readOnly: settings.readOnly)
+            state = loaded.state
+            report.withLock { $0 = loaded.report }
+            if !settings.readOnly {
+                journal = try JournalWriter(
+                    directory: files.logDirectory, existing: loaded.segments, policy: settings.fsyncPolicy,
+                    maxSegmentBytes: settings.maxSegmentBytes, label: "canopy.store.journal")
+            }
         } catch {
-            lock?.unlock()
-            throw error
+            persistence.lock?.unlock()
+            persistence.lock = nil
+            loadFailure = error
+            isClosed.store(true, ordering: .relaxed)
+            return error
         }
-        persistence = PersistenceDriver(settings: settings, files: files, lock: lock)
-        persistence?.start(store: self)
+        publish()
+        persistence.start(store: self)
+        return nil
     }
 
-    /// The whole tree as of the last applied write, or `nil` unless ``StoreConfiguration/tracksWholeTree`` is set.
-    public var wholeTreeSnapshot: Node? {
-        wholeTree?.snapshot
+    /// Blocks until the store loaded; returns why it could not (never call it on the sequencer or an event loop).
+    public func waitUntilLoaded() -> JournalError? {
+        queue.sync { loadFailure }
     }
 
-    /// The queue of shard `index`, on which its observer calls run (for `dispatchPrecondition` in observers).
-    public func queue(ofShard index: Int) -> DispatchQueue {
-        shards[index].queue
+    /// The state after the last task (for readers that need no place in the order, and for metrics).
+    public var latest: StoreSnapshot {
+        published.withLock { $0 }
     }
 
-    /// Whether writes are accepted (not closed, not opened read-only).
+    /// Whether writes are accepted (loaded, not closed, not opened read-only).
     var acceptsWrites: Bool {
         !isClosed.load(ordering: .relaxed) && !(persistence?.settings.readOnly ?? false)
     }
 
-    // MARK: - Multi-shard coordination
+    // MARK: - The sequencer
 
-    /// Enqueues one task on each of `participants` in the global order of multi-shard operations. Each task
-    /// (optionally holding its shard, see ``Shard``) runs `perShard` and captures the shard's state; the last one
-    /// calls `completion` with the transaction id and every captured state (by shard index), on its queue.
-    func coordinate(_ participants: [Int], holding: Bool, perShard: (@Sendable (Shard) -> Void)? = nil,
-                    completion: @escaping @Sendable (UInt64, [ShardState?]) -> Void)
-    {
-        let gather = CaptureGather(shardCount: layout.count, expected: participants.count)
-        submission.withLock { nextId in
-            let id = nextId
-            nextId += 1
-            for index in participants {
-                let shard = shards[index]
-                shard.submit {
-                    if holding { shard.hold() }
-                    perShard?(shard)
-                    if let states = gather.add(shard.state, at: index) { completion(id, states) }
-                }
-            }
+    /// Runs `body` on the sequencer after everything submitted before, with the state as it is there.
+    ///
+    /// This is how a caller takes its place in the order without writing: a listen registers its view, a `get`
+    /// reads, an onDisconnect registration is judged, each against a tree that holds every write submitted before
+    /// it. `body` must be quick and must not block (hand longer work to another queue).
+    public func inOrder(_ body: @escaping @Sendable (StoreSnapshot) -> Void) {
+        queue.async { [self] in body(currentSnapshot()) }
+    }
+
+    /// The state as a task sees it now; `now` is the server time, never before the last entry's.
+    private func currentSnapshot() -> StoreSnapshot {
+        StoreSnapshot(root: state.root, sequence: state.sequence, now: max(state.timestamp, clock()),
+                      rules: state.rules, policy: state.policy, isAvailable: loadFailure == nil)
+    }
+
+    /// Makes the state readable through ``latest``.
+    private func publish() {
+        let snapshot = currentSnapshot()
+        published.withLock { $0 = snapshot }
+    }
+
+    /// Gives `operation` the next place in the log and applies it; frames its journal record. On the sequencer.
+    func sequence(_ operation: LogOperation) -> LogState.Outcome {
+        let entry = LogEntry(sequence: state.sequence + 1, timestamp: max(state.timestamp, clock()),
+                             operation: operation)
+        let outcome = state.apply(entry)
+        if case .applied(_, let record) = outcome { observer?(record) }
+        if journal != nil { records.append(sequence: entry.sequence) { LogEntryCodec.encode(entry, into: &$0) } }
+        return outcome
+    }
+
+    /// Ends a task that sequenced entries: publishes the new state, then hands the task's records to the journal
+    /// with `settle`, which runs once they are durable (at once, in memory) with the journal's outcome.
+    func finishTask(settle: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
+        publish()
+        guard let journal, !records.isEmpty else {
+            settle(.success(()))
+            return
         }
+        journal.append(records, ack: settle)
+        records.removeAll()
+    }
+
+    /// Why a write cannot be sequenced now, `nil` when it can. On the sequencer.
+    func refusal() -> StoreError? {
+        if loadFailure != nil || !acceptsWrites { return .unavailable }
+        if journal?.hasFailed ?? false { return .unavailable }
+        return nil
     }
 }
 
-/// Collects the states captured by a multi-shard operation's first tasks.
-final class CaptureGather: Sendable {
-    private let state: Mutex<(states: [ShardState?], remaining: Int)>
-
-    init(shardCount: Int, expected: Int) {
-        state = Mutex((Array(repeating: nil, count: shardCount), expected))
-    }
-
-    /// Adds one shard's state; returns all of them when it was the last.
-    func add(_ captured: ShardState, at index: Int) -> [ShardState?]? {
-        state.withLock { gathered in
-            gathered.states[index] = captured
-            gathered.remaining -= 1
-            return gathered.remaining == 0 ? gathered.states : nil
-        }
-    }
+/// The state of a store as one task on its sequencer saw it.
+public struct StoreSnapshot: Sendable {
+    /// The whole tree.
+    public let root: Node
+    /// The sequence number of the last entry applied.
+    public let sequence: UInt64
+    /// The server time for rules that read `now` (milliseconds since the Unix epoch, never before the last entry's).
+    public let now: Double
+    /// The rules revision in force.
+    public let rules: RulesRevision
+    /// The compiled rules in force (`nil`: none).
+    public let policy: (any WritePolicy)?
+    /// Whether the namespace loaded (otherwise every operation fails and the tree is empty).
+    public let isAvailable: Bool
 }

@@ -4,30 +4,24 @@ import Glibc
 import Darwin
 #endif
 
-/// How a ``Store`` is split into shards, whether and how it persists, and its clock.
+/// Whether and how a ``Store`` persists, its clock, and how it compiles rules.
 public struct StoreConfiguration: Sendable {
-    /// Shard count and depth (see ``ShardLayout`` for how to choose the depth).
-    public var layout: ShardLayout
     /// Where and how to persist; `nil` keeps everything in memory only.
     public var persistence: PersistenceConfiguration?
-    /// The server clock for `{".sv":"timestamp"}`, in milliseconds since the Unix epoch (injectable for tests).
+    /// The server clock, in milliseconds since the Unix epoch (injectable for tests). The sequencer reads it once
+    /// per entry, when it gives the entry its place; nothing else in the store reads the time.
     public var clock: @Sendable () -> Double
-    /// Keep one consistent whole tree across shards (``Store/wholeTreeSnapshot``), needed by security rules that read
-    /// any location; writes then take one extra lock and path copy. Off by default.
-    public var tracksWholeTree = false
+    /// Compiles the rules revisions the log puts in force (``Store/installRules(source:completion:)``, and when
+    /// replaying them); `nil` for a store whose log never holds rules.
+    public var rulesCompiler: RulesCompiler?
 
-    /// A configuration; by default one shard per online CPU at depth 1, in memory, with the system clock.
-    public init(layout: ShardLayout = ShardLayout(count: StoreConfiguration.defaultShardCount),
-                persistence: PersistenceConfiguration? = nil,
-                clock: @escaping @Sendable () -> Double = StoreConfiguration.systemClock) {
-        self.layout = layout
+    /// A configuration; by default in memory, with the system clock and no rules.
+    public init(persistence: PersistenceConfiguration? = nil,
+                clock: @escaping @Sendable () -> Double = StoreConfiguration.systemClock,
+                rulesCompiler: RulesCompiler? = nil) {
         self.persistence = persistence
         self.clock = clock
-    }
-
-    /// The number of online CPUs (at least 1).
-    public static var defaultShardCount: Int {
-        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        self.rulesCompiler = rulesCompiler
     }
 
     /// Wall-clock time in milliseconds since the Unix epoch (`CLOCK_REALTIME`), whole milliseconds as Firebase uses.

@@ -48,8 +48,6 @@ struct CanopyConfiguration: Decodable {
         var defaultNamespace: String
         var maxNamespaces: Int
         var fsync: String
-        var shards: Int
-        var shardDepth: Int
     }
 
     struct Auth: Decodable {
@@ -115,7 +113,6 @@ enum ConfigurationLoader {
         "tls": ["enabled": false, "port": 9443, "certificate": "", "privateKey": ""] as [String: Any],
         "data": [
             "directory": "data", "defaultNamespace": "default", "maxNamespaces": 64, "fsync": "always",
-            "shards": 0, "shardDepth": 1,
         ] as [String: Any],
         "auth": [
             "secret": NSNull(), "publicKeys": NSNull(), "audience": NSNull(), "issuer": NSNull(),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DataModel
+import Gateway
 import Store
 
 #if canImport(Glibc)
@@ -29,7 +30,8 @@ struct ExportCommand: ParsableCommand {
             throw ValidationError("invalid namespace name \"\(namespace)\"")
         }
         let location = try Path(path)
-        var output = try OfflineTools.exportJSON(directory: directory, path: location, repair: repair)
+        var output = try OfflineTools.exportJSON(directory: directory, path: location, repair: repair,
+                                                    compiler: Gateway.offlineRulesCompiler)
         output.append(UInt8(ascii: "\n"))
         try writeToStandardOutput(output)
     }

@@ -21,8 +21,6 @@ enum GatewaySettings {
             throw ValidationError("data.fsync must be always, interval:MILLISECONDS or none")
         }
         configuration.fsyncPolicy = fsync
-        let shards = settings.data.shards > 0 ? settings.data.shards : StoreConfiguration.defaultShardCount
-        configuration.shardLayout = ShardLayout(count: shards, depth: settings.data.shardDepth)
         configuration.conflationThresholdBytes = max(0, settings.gateway.conflationThresholdBytes)
         configuration.corsOrigins = settings.rest.corsOrigins
         guard settings.rest.keepAliveSeconds > 0 else { throw ValidationError("rest.keepAliveSeconds must be positive") }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DataModel
+import Gateway
 import Store
 
 /// `canopy import`: replaces a namespace (or one location of it) with Firebase export-format JSON from a file.
@@ -20,12 +21,6 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "The location to replace.")
     var path: String = "/"
 
-    @Option(help: "Shard count to write (default: the namespace's current layout, or one per CPU).")
-    var shards: Int?
-
-    @Option(name: .customLong("shard-depth"), help: "Shard depth to write (default: current, or 1).")
-    var shardDepth: Int?
-
     @Flag(help: "Truncate a corrupt journal at its last good record instead of failing.")
     var repair = false
 
@@ -34,10 +29,7 @@ struct ImportCommand: ParsableCommand {
             throw ValidationError("invalid namespace name \"\(namespace)\"")
         }
         let location = try Path(path)
-        var layout: ShardLayout?
-        if shards != nil || shardDepth != nil {
-            layout = ShardLayout(count: shards ?? StoreConfiguration.defaultShardCount, depth: shardDepth ?? 1)
-        }
-        try OfflineTools.importJSON(file: file, directory: directory, path: location, layout: layout, repair: repair)
+        try OfflineTools.importJSON(file: file, directory: directory, path: location, repair: repair,
+                                    compiler: Gateway.offlineRulesCompiler)
     }
 }

@@ -86,7 +86,7 @@ struct Serve: ParsableCommand {
         }
         let server = HTTPServer(configuration: try ServerSettings.make(from: settings), router: gateway, logger: logger)
         gateway.reportTransportMetrics(of: server)
-        gateway.configuration.rules.watch(every: 1, logger: logger) { gateway.recheckAllListens() }
+        gateway.configuration.rules.watch(every: 1, logger: logger) { gateway.rulesChanged() }
         let addresses = try server.start()
         for (index, address) in addresses.enumerated() {
             let scheme = index == 0 ? "http" : "https"

@@ -8,7 +8,7 @@ struct ViewRegistryTests {
     private func view(_ registry: ViewRegistry, _ location: String) throws -> View {
         let key = ViewKey(path: try path(location), query: .all)
         return registry.acquire(key) {
-            View(key: key, query: .all, owner: 0, shardCount: 1, metrics: GatewayMetrics())
+            View(key: key, query: .all, metrics: GatewayMetrics())
         }.view
     }
 

@@ -6,7 +6,7 @@ import Testing
 @Suite("What a view pushes for a write")
 struct ViewStateTests {
     private func loaded(_ data: String, query: QueryParams = .all) throws -> ViewState {
-        var state = ViewState(merge: nil)
+        var state = ViewState()
         state.start(with: try node(data), query: query)
         return state
     }
@@ -70,7 +70,7 @@ struct ViewStateTests {
 struct ViewStateUpdateTests {
     @Test("an update at or below the view is a merge at the update's path, also when it changed one location")
     func updateIsAMerge() throws {
-        var state = ViewState(merge: nil)
+        var state = ViewState()
         state.start(with: try node(#"{"a":1,"x":{"y":0}}"#), query: .all)
         let single = state.apply([try change("/doc/b", "null", "2")], updateBase: try path("/doc"), at: try path("/doc"))
         #expect(message(single) == #"{"t":"d","d":{"a":"m","b":{"p":"/doc","d":{"b":2}}}}"#)
@@ -80,7 +80,7 @@ struct ViewStateUpdateTests {
 
     @Test("an update above the view is a set of the locations it changed there")
     func updateAboveIsASet() throws {
-        var state = ViewState(merge: nil)
+        var state = ViewState()
         state.start(with: try node(#"{"a":1}"#), query: .all)
         let push = state.apply([try change("/doc/a", "1", "6")], updateBase: .root, at: try path("/doc"))
         #expect(message(push) == #"{"t":"d","d":{"a":"d","b":{"p":"/doc/a","d":6}}}"#)

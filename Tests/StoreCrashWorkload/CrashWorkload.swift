@@ -4,7 +4,6 @@ import Store
 
 /// The crash test's writes: what write `id` does and how to tell, from the tree, whether it is present.
 public enum CrashWorkload {
-    public static let layout = ShardLayout(count: 4, depth: 1)
     public static let idsPerRun = 1_000_000
     public static let counterCount = 3
 
@@ -21,14 +20,14 @@ public enum CrashWorkload {
     public static func write(_ id: Int) -> StoreWrite {
         switch id % 4 {
         case 0:
-            // A single-shard set of an object.
+            // A set of an object.
             let value = Node(children: [
                 ChildEntry(key: key("id"), node: Node(.number(Double(id)))),
                 ChildEntry(key: key("text"), node: Node(.string("value \(id)"))),
             ])
             return .set(path("s\(id % 17)", "w\(id)"), value)
         case 1:
-            // A multi-path update spanning (usually) two shards.
+            // A multi-path update at two top-level keys.
             return .update(.root, [
                 UpdateEntry(path("a\(id % 5)", "u\(id)"), Node(.number(Double(id)))),
                 UpdateEntry(path("b\(id % 7)", "u\(id)"), Node(.number(Double(id)))),

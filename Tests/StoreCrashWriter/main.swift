@@ -40,7 +40,7 @@ persistence.snapshotJournalBytes = 256 << 10
 persistence.snapshotIntervalSeconds = 0.2
 let store: Store
 do {
-    store = try Store(configuration: StoreConfiguration(layout: CrashWorkload.layout, persistence: persistence))
+    store = try Store(configuration: StoreConfiguration(persistence: persistence))
 } catch {
     emit("OPEN FAILED \(error)")
     exit(1)
@@ -54,7 +54,7 @@ while true {
     inFlight.wait()
     let id = next
     next += 1
-    store.write(CrashWorkload.write(id)) { result in
+    store.write(CrashWorkload.write(id), by: .privileged) { result in
         switch result {
         case .success: emit("ACK \(id)")
         case .failure(let error): emit("FAILED \(id) \(error)")

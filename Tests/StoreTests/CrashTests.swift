@@ -114,8 +114,7 @@ struct CrashTests {
 
             var persistence = PersistenceConfiguration(directory: namespace)
             persistence.snapshotIntervalSeconds = nil
-            let store = try Store(configuration: StoreConfiguration(layout: CrashWorkload.layout,
-                                                                    persistence: persistence))
+            let store = try Store(configuration: StoreConfiguration(persistence: persistence))
             let tree = await store.tree
             let present = Self.presentWrites(in: tree)
             #expect(present.problems == [], "run \(run)")

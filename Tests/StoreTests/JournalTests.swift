@@ -30,7 +30,7 @@ struct JournalTests {
                 order.withLock { next in
                     let sequence = next
                     next += 1
-                    journal.append(sequence: sequence, payload: payload(sequence), ack: .single { result in
+                    journal.append(sequence: sequence, payload: payload(sequence), ack: { result in
                         results.withLock { $0.append(result) }
                         if remaining.withLock({ $0 -= 1; return $0 }) == 0 {
                             continuation.resume()
@@ -137,23 +137,5 @@ struct JournalTests {
         let repaired = try JournalReader.read(directory: directory.path, repair: true)
         #expect(Self.payloads(of: repaired) == (1...5).map(Self.payload))
         #expect(repaired.repairedCorruption == ShardJournal.Position(segment: 0, offset: 5 * recordSize))
-    }
-
-    @Test("acknowledgements after a multi-shard part wait until every part is durable")
-    func transactionBarrier() async throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let first = try Self.openWriter(directory.path + "/0")
-        let second = try Self.openWriter(directory.path + "/1")
-        let events = Locked<[String]>([])
-        let transaction = TransactionDurability(parts: 2) { _ in events.withLock { $0.append("transaction") } }
-        first.append(sequence: 1, payload: Self.payload(1), ack: .transactionPart(transaction))
-        first.append(sequence: 2, payload: Self.payload(2), ack: .single { _ in events.withLock { $0.append("later") } })
-        try first.close()  // both records are durable now, but the later one is held back
-        #expect(events.withLock { $0 } == [])
-        second.append(sequence: 1, payload: Self.payload(1), ack: .transactionPart(transaction))
-        try second.close()
-        _ = first.groupCommits  // waits for the first journal's queue to deliver what was released
-        #expect(events.withLock { $0 } == ["transaction", "later"])
     }
 }

@@ -20,8 +20,7 @@ struct OfflineToolsTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let namespace = directory.path + "/default"
-        try OfflineTools.importJSON(file: Self.fixtures + "/export-sample.json", directory: namespace, path: .root,
-                                    layout: ShardLayout(count: 3))
+        try OfflineTools.importJSON(file: Self.fixtures + "/export-sample.json", directory: namespace, path: .root)
         let exported = try OfflineTools.exportJSON(directory: namespace, path: .root)
         let expected = try readTextFile(Self.fixtures + "/export-sample.expected.json")
         #expect(Self.text(exported) == expected)
@@ -36,7 +35,7 @@ struct OfflineToolsTests {
         let namespace = directory.path + "/ns1"
         var persistence = PersistenceConfiguration(directory: namespace)
         persistence.snapshotIntervalSeconds = nil
-        let configuration = StoreConfiguration(layout: ShardLayout(count: 2), persistence: persistence)
+        let configuration = StoreConfiguration(persistence: persistence)
         let store = try Store(configuration: configuration)
         await store.applyOrFail(try Fixture.set("/keep", #""me""#))
         await store.applyOrFail(try Fixture.set("/target/old", "1"))
@@ -57,7 +56,7 @@ struct OfflineToolsTests {
         #expect(Self.text(try OfflineTools.exportJSON(directory: directory.path + "/none", path: .root)) == "null")
         let namespace = directory.path + "/busy"
         let store = try Store(configuration: StoreConfiguration(
-            layout: ShardLayout(count: 1), persistence: PersistenceConfiguration(directory: namespace)))
+            persistence: PersistenceConfiguration(directory: namespace)))
         #expect(throws: JournalError.locked(directory: namespace)) {
             try OfflineTools.exportJSON(directory: namespace, path: .root)
         }

@@ -21,6 +21,10 @@ struct ReferenceTree {
                 if Store.hash(of: before.descendant(at: path)) != expectedHash { return false }
             }
             entries = [(target, value)]
+        case .push(let parent, let value):
+            // The model names the child as the store does for the first entry at the fixed time.
+            let key = Key(trusted: PushIDGenerator.id(timestamp: Int64(timestamp), sequence: 1))
+            entries = [(.node(parent.child(key)), value)]
         case .update(let base, let updates):
             entries = updates.map { update in
                 switch update.target {

@@ -19,7 +19,7 @@ struct StoreBatchTests {
         let collected = Locked(BatchResults(results: Array(repeating: nil, count: writes.count)))
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue(label: "batch-submitter").async {
-                store.write(batch: writes) { index, result in
+                store.write(batch: writes, by: .privileged) { index, result in
                     let finished = collected.withLock { state in
                         if state.results[index] != nil { state.duplicates.append(index) }
                         state.results[index] = result
@@ -41,14 +41,12 @@ struct StoreBatchTests {
         return nil
     }
 
-    @Test("a batch applies its writes in order and reports them in that order", arguments: Fixture.layouts)
-    func order(layout: ShardLayout) async throws {
-        // One lock for the dedup and the append: a multi-shard write is reported by each of its shards,
-        // and the first report to take the lock is the one a root-level view would use.
-        let reports = Locked<(seen: Set<UInt64>, values: [Path: [Double]])>(([], [:]))
-        let store = try Fixture.memoryStore(layout) { record in
+    @Test("a batch applies its writes in order and reports them in that order")
+    func order() async throws {
+        let reports = Locked<(sequences: [UInt64], values: [Path: [Double]])>(([], [:]))
+        let store = try Fixture.memoryStore { record in
             reports.withLock { state in
-                if let transaction = record.transaction, !state.seen.insert(transaction).inserted { return }
+                state.sequences.append(record.sequence)
                 for change in record.changes {
                     guard case .number(let value)? = change.newValue.leafValue else { continue }
                     state.values[change.path, default: []].append(value)
@@ -57,7 +55,7 @@ struct StoreBatchTests {
         }
         let a = try Fixture.path("/a/v")
         let b = try Fixture.path("/b/v")
-        // Single-shard sets, multi-shard updates and updates at a shallower base, all to the same locations.
+        // Sets, multi-path updates and updates at a deeper base, all to the same locations.
         let writes = try (1...90).map { n -> StoreWrite in
             switch n % 3 {
             case 0: return .set(a, Node(.number(Double(n))))
@@ -73,13 +71,13 @@ struct StoreBatchTests {
         let values = reports.value.values
         #expect(values[a] == (1...90).filter { $0 % 3 != 2 }.map(Double.init))
         #expect(values[b] == (1...90).filter { $0 % 3 != 0 }.map(Double.init))
+        #expect(reports.value.sequences == Array(1...90), "one record per write, in log order")
     }
 
-    @Test("multi-shard writes inside batches are never seen half applied")
+    @Test("multi-path writes inside batches are never seen half applied")
     func atomicInsideBatches() async throws {
-        let layout = StoreConcurrencyTests.layout
-        let store = try Fixture.memoryStore(layout)
-        let keys = try StoreConcurrencyTests.keysInDistinctShards(3)
+        let store = try Fixture.memoryStore()
+        let keys = ["k1", "k2", "k3"]
         let copies = try keys.map { try Fixture.path("\($0)/copy") }
         let violations = Locked<[String]>([])
         let done = Locked<Bool>(false)
@@ -102,9 +100,9 @@ struct StoreBatchTests {
         #expect(copies.allSatisfy { Self.number(at: $0, in: tree) == 998 })
     }
 
-    @Test("every write of a batch completes once, with its own result", arguments: Fixture.layouts)
-    func completionPerWrite(layout: ShardLayout) async throws {
-        let store = try Fixture.memoryStore(layout)
+    @Test("every write of a batch completes once, with its own result")
+    func completionPerWrite() async throws {
+        let store = try Fixture.memoryStore()
         let writes: [StoreWrite] = [
             try Fixture.set("/users/alice", #"{"name":"Alice"}"#),
             .set(.node(try Fixture.path("/users/alice")), try Fixture.value("1"), expectedHash: "not-the-hash"),
@@ -131,9 +129,9 @@ struct StoreBatchTests {
         #expect(await store.tree == (try Fixture.node(#"{"rooms":{"r1":"Hall"}}"#)))
     }
 
-    @Test("a compare-and-set inside a batch is checked against the writes before it", arguments: Fixture.layouts)
-    func compareAndSetInsideBatch(layout: ShardLayout) async throws {
-        let store = try Fixture.memoryStore(layout)
+    @Test("a compare-and-set inside a batch is checked against the writes before it")
+    func compareAndSetInsideBatch() async throws {
+        let store = try Fixture.memoryStore()
         let counter = try Fixture.path("/counter/value")
         let hashOfOne = Store.hash(of: Node(.number(1)))
         let writes: [StoreWrite] = [
@@ -154,18 +152,17 @@ struct StoreBatchTests {
 
     @Test("a batch on a closed store fails every write as unavailable")
     func closedStore() async throws {
-        let store = try Fixture.memoryStore(ShardLayout(count: 2))
+        let store = try Fixture.memoryStore()
         try store.close()
         let results = await Self.apply([try Fixture.set("/a", "1"), try Fixture.set("/", "2")], to: store).results
         #expect(results.allSatisfy { $0?.failure == .unavailable })
     }
 
-    @Test("a durable batch completes in batch order on each shard and survives a restart")
+    @Test("a durable batch completes in batch order and survives a restart")
     func durableBatch() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let layout = ShardLayout(count: 3)
-        let configuration = StorePersistenceTests.configuration(directory.path, layout: layout)
+        let configuration = StorePersistenceTests.configuration(directory.path)
         let store = try Store(configuration: configuration)
         var reference = ReferenceTree()
         var writes: [StoreWrite] = []
@@ -185,13 +182,7 @@ struct StoreBatchTests {
         for (index, result) in results.results.enumerated() {
             #expect((result?.failure == nil) == (index % 4 != 1), "write \(index): \(String(describing: result))")
         }
-        // Single-shard writes (sets, rejected compare-and-sets, increments) on one shard complete in batch order.
-        for shard in 0..<layout.count {
-            let order = results.completionOrder.filter { index in
-                index % 4 != 2 && layout.shard(for: (try? Fixture.path("/k\(index % 5)")) ?? .root) == shard
-            }
-            #expect(order == order.sorted(), "shard \(shard) completed out of order: \(order)")
-        }
+        #expect(results.completionOrder == Array(0..<120), "completions in log order")
         #expect(await store.tree == reference.root)
         try store.close()
         let reopened = try Store(configuration: configuration)
@@ -199,7 +190,7 @@ struct StoreBatchTests {
         #expect(await reopened.tree == reference.root)
     }
 
-    @Test("with persistence, a rejected write never completes before a write submitted earlier on its shard")
+    @Test("with persistence, a rejected write never completes before a write submitted earlier")
     func rejectionsKeepTheirPlace() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -213,7 +204,7 @@ struct StoreBatchTests {
                     let write: StoreWrite = index % 2 == 0
                         ? .set(location, Node(.number(Double(index))))
                         : .set(.node(location), WriteValue(node: Node(.number(-1))), expectedHash: "stale")
-                    store.write(write) { _ in
+                    store.write(write, by: .privileged) { _ in
                         if order.withLock({ $0.append(index); return $0.count }) == 40 { continuation.resume() }
                     }
                 }

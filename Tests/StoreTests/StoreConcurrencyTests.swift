@@ -4,25 +4,13 @@ import Dispatch
 import Store
 import Testing
 
-/// Multi-shard writes from several queues at once, with readers running concurrently: no reader may ever see
-/// part of a multi-shard write.
+/// Multi-path writes from several queues at once, with readers running concurrently: no reader may ever see
+/// part of a write.
 @Suite("Store concurrency")
 struct StoreConcurrencyTests {
-    static let layout = ShardLayout(count: 4, depth: 1)
-
-    /// Top-level keys that land in pairwise different shards.
-    static func keysInDistinctShards(_ count: Int) throws -> [String] {
-        var keys: [String] = []
-        var shards = Set<Int>()
-        var candidate = 0
-        while keys.count < count {
-            let key = "k\(candidate)"
-            candidate += 1
-            if let shard = layout.shard(for: try Fixture.path(key)), shards.insert(shard).inserted {
-                keys.append(key)
-            }
-        }
-        return keys
+    /// Distinct top-level keys.
+    static func keys(_ count: Int) -> [String] {
+        (0..<count).map { "k\($0)" }
     }
 
     /// Applies `writes` (one list per writer) from one dispatch queue per writer, all writers at once; returns the
@@ -35,7 +23,7 @@ struct StoreConcurrencyTests {
                     let queue = DispatchQueue(label: "writer.\(writer)")
                     for write in list {
                         let result: Result<WriteOutcome, StoreError> = await withCheckedContinuation { continuation in
-                            queue.async { store.write(write) { continuation.resume(returning: $0) } }
+                            queue.async { store.write(write, by: .privileged) { continuation.resume(returning: $0) } }
                         }
                         if case .failure(let error) = result { errors.withLock { $0.append("\(error)") } }
                     }
@@ -59,10 +47,10 @@ struct StoreConcurrencyTests {
         }
     }
 
-    @Test("concurrent multi-shard updates are never seen half applied by readers")
+    @Test("concurrent multi-path updates are never seen half applied by readers")
     func atomicUpdatesUnderConcurrentReaders() async throws {
-        let store = try Fixture.memoryStore(Self.layout)
-        let keys = try Self.keysInDistinctShards(3)
+        let store = try Fixture.memoryStore()
+        let keys = Self.keys(3)
         let writerCount = 4
         let writesPerWriter = 300
         let slots = try (0..<writerCount).map { writer in try keys.map { try Fixture.path("\($0)/w\(writer)") } }
@@ -88,11 +76,11 @@ struct StoreConcurrencyTests {
         }
     }
 
-    @Test("concurrent transfers between shards keep the total for every reader")
+    @Test("concurrent transfers between locations keep the total for every reader")
     func transfersKeepTheTotal() async throws {
-        let keys = try Self.keysInDistinctShards(4)
+        let keys = Self.keys(4)
         let balances = try keys.map { try Fixture.path("\($0)/balance") }
-        let store = try Fixture.memoryStore(Self.layout)
+        let store = try Fixture.memoryStore()
         let initial = keys.map { "\"\($0)\":{\"balance\":100}" }.joined(separator: ",")
         await store.applyOrFail(try Fixture.set("/", "{\(initial)}"))
         let writes = try (0..<4).map { writer in
@@ -127,9 +115,9 @@ struct StoreConcurrencyTests {
 
     @Test("writes submitted from one queue apply in order, and a completed write is visible to the next read")
     func orderAndVisibility() async throws {
-        let store = try Fixture.memoryStore(Self.layout)
+        let store = try Fixture.memoryStore()
         let location = try Fixture.path("/k/value")
-        // Alternate single-shard and multi-shard writes to the same location.
+        // Alternate sets and multi-path updates of the same location.
         let writes = try (1...200).map { n in
             n % 2 == 0 ? StoreWrite.set(location, Node(.number(Double(n))))
                 : try Fixture.update("/", [("k/value", String(n)), ("other\(n % 7)", "1")])
@@ -140,7 +128,7 @@ struct StoreConcurrencyTests {
             let remaining = Locked<Int>(writes.count)
             queue.async {
                 for (index, write) in writes.enumerated() {
-                    store.write(write) { _ in
+                    store.write(write, by: .privileged) { _ in
                         store.read(location) { node in
                             if case .number(let value)? = node.leafValue {
                                 seen.withLock { $0.append((index + 1, value)) }

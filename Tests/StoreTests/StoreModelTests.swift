@@ -4,8 +4,7 @@ import Store
 import Testing
 
 /// Random write sequences applied to the store and to ``ReferenceTree``; after every write the whole trees must
-/// be equal. Priorities are generated only two or more levels deep, because a priority on a location above the
-/// shard depth has one documented deviation (``WideState``).
+/// be equal.
 @Suite("Store against the reference model")
 struct StoreModelTests {
     static let keys = ["a", "b", "c", "1", "10"]
@@ -32,7 +31,7 @@ struct StoreModelTests {
         /// JSON for a value written at absolute depth `depth`.
         mutating func valueJSON(depth: Int, levels: Int) -> String {
             let roll = Int.random(in: 0..<100, using: &random)
-            let withPriority = depth >= 2 && chance(20)
+            let withPriority = depth >= 1 && chance(20)
             if roll < 8 { return "null" }
             if roll < 13 { return #"{".sv":{"increment":2}}"# }
             if roll < 16 { return #"{".sv":"timestamp"}"# }
@@ -87,11 +86,11 @@ struct StoreModelTests {
     }
 
     @Test("random writes leave the same tree as the reference",
-          arguments: Fixture.layouts, [UInt64(1), 2, 3, 4])
-    func randomWrites(layout: ShardLayout, seed: UInt64) async throws {
-        let store = try Fixture.memoryStore(layout)
+          arguments: [UInt64(1), 2, 3, 4, 5, 6])
+    func randomWrites(seed: UInt64) async throws {
+        let store = try Fixture.memoryStore()
         var reference = ReferenceTree()
-        var generator = Generator(random: SplitMix64(seed: seed &* 7919 &+ UInt64(layout.count * 10 + layout.depth)))
+        var generator = Generator(random: SplitMix64(seed: seed &* 7919))
         for step in 0..<300 {
             let snapshot = reference.root
             let write = try generator.write { snapshot.descendant(at: $0) }

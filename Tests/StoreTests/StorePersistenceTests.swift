@@ -5,16 +5,16 @@ import Testing
 
 @Suite("Store persistence")
 struct StorePersistenceTests {
-    static func configuration(_ directory: String, layout: ShardLayout = ShardLayout(count: 3),
-                              policy: FsyncPolicy = .always, repair: Bool = false) -> StoreConfiguration {
+    static func configuration(_ directory: String, policy: FsyncPolicy = .always, repair: Bool = false)
+        -> StoreConfiguration {
         var persistence = PersistenceConfiguration(directory: directory)
         persistence.fsyncPolicy = policy
         persistence.repair = repair
         persistence.snapshotIntervalSeconds = nil
-        return StoreConfiguration(layout: layout, persistence: persistence, clock: Fixture.fixedClock)
+        return StoreConfiguration(persistence: persistence, clock: Fixture.fixedClock)
     }
 
-    /// A mix of single-shard, multi-shard and wide writes.
+    /// A mix of sets, multi-path updates, priorities and server values, at the root and below.
     static func sampleWrites() throws -> [StoreWrite] {
         [
             try Fixture.set("/users/alice", #"{"name":"Alice","age":30,".priority":1}"#),
@@ -91,10 +91,8 @@ struct StorePersistenceTests {
         await store.applyOrFail(try Fixture.set("/after", "1"))
         store.abandonForTesting()
         let files = NamespaceFiles(directory: directory.path)
-        for shard in 0..<3 {
-            let segments = try JournalSegment.list(in: files.journalDirectory(shard: shard))
-            #expect(segments.count == 1, "shard \(shard) keeps only the segment started at the cut")
-        }
+        let segments = try JournalSegment.list(in: files.logDirectory)
+        #expect(segments.map(\.firstSequence) == [8], "only the segment started at the cut is kept")
         let reopened = try Store(configuration: Self.configuration(directory.path))
         defer { try? reopened.close() }
         var expected = try Self.expectedTree()
@@ -103,34 +101,27 @@ struct StorePersistenceTests {
         #expect(reopened.loadReport.replayedRecords == 1)
     }
 
-    /// The journal segment holding the last record of some shard, and that shard.
-    static func lastSegment(_ directory: String, shards: Int) throws -> (shard: Int, segment: JournalSegment)? {
-        let files = NamespaceFiles(directory: directory)
-        for shard in 0..<shards {
-            if let segment = try JournalSegment.list(in: files.journalDirectory(shard: shard)).last,
-                try FileSystem.fileSize(segment.path) > 0
-            {
-                return (shard, segment)
-            }
-        }
-        return nil
+    /// The journal segment holding the log's last entry.
+    static func lastSegment(_ directory: String) throws -> JournalSegment? {
+        let segment = try JournalSegment.list(in: NamespaceFiles(directory: directory).logDirectory).last
+        guard let segment, try FileSystem.fileSize(segment.path) > 0 else { return nil }
+        return segment
     }
 
     @Test("a torn final record is discarded and reported, and everything before it is kept")
     func tornTailOnStartUp() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let layout = ShardLayout(count: 1)
-        let store = try Store(configuration: Self.configuration(directory.path, layout: layout))
+        let store = try Store(configuration: Self.configuration(directory.path))
         await store.applyOrFail(try Fixture.set("/a", "1"))
         await store.applyOrFail(try Fixture.set("/b", "2"))
         await store.applyOrFail(try Fixture.set("/c", "3"))
         store.abandonForTesting()
-        let (_, segment) = try #require(try Self.lastSegment(directory.path, shards: 1))
+        let segment = try #require(try Self.lastSegment(directory.path))
         let size = try FileSystem.fileSize(segment.path)
         try FileSystem.truncate(segment.path, to: size - 3)
 
-        let reopened = try Store(configuration: Self.configuration(directory.path, layout: layout))
+        let reopened = try Store(configuration: Self.configuration(directory.path))
         let discard = try #require(reopened.loadReport.discards.first)
         #expect(discard.file == segment.path)
         #expect(discard.reason == .tornTail)
@@ -139,7 +130,7 @@ struct StorePersistenceTests {
         // Appends continue cleanly after the cut.
         await reopened.applyOrFail(try Fixture.set("/d", "4"))
         reopened.abandonForTesting()
-        let again = try Store(configuration: Self.configuration(directory.path, layout: layout))
+        let again = try Store(configuration: Self.configuration(directory.path))
         defer { try? again.close() }
         #expect(again.loadReport.discards == [])
         #expect(await again.tree == (try Fixture.node(#"{"a":1,"b":2,"d":4}"#)))
@@ -149,11 +140,10 @@ struct StorePersistenceTests {
     func corruptionOnStartUp() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let layout = ShardLayout(count: 1)
-        let store = try Store(configuration: Self.configuration(directory.path, layout: layout))
+        let store = try Store(configuration: Self.configuration(directory.path))
         for key in ["a", "b", "c", "d"] { await store.applyOrFail(try Fixture.set("/\(key)", #""\#(key)""#)) }
         store.abandonForTesting()
-        let (_, segment) = try #require(try Self.lastSegment(directory.path, shards: 1))
+        let segment = try #require(try Self.lastSegment(directory.path))
         let journal = try JournalReader.read(directory: FileSystem.directoryName(of: segment.path), repair: false)
         let third = journal.entries[2]
         var bytes = try FileSystem.readFile(segment.path)
@@ -161,9 +151,9 @@ struct StorePersistenceTests {
         try FileSystem.writeAtomically(segment.path, temporaryPath: segment.path + ".tmp", bytes: bytes)
 
         #expect(throws: JournalError.corrupt(file: segment.path, offset: third.offset)) {
-            try Store(configuration: Self.configuration(directory.path, layout: layout))
+            try Store(configuration: Self.configuration(directory.path))
         }
-        let repaired = try Store(configuration: Self.configuration(directory.path, layout: layout, repair: true))
+        let repaired = try Store(configuration: Self.configuration(directory.path, repair: true))
         defer { try? repaired.close() }
         #expect(repaired.loadReport.discards == [
             LoadReport.Discard(file: segment.path, offset: third.offset, reason: .repairedCorruption),
@@ -171,52 +161,54 @@ struct StorePersistenceTests {
         #expect(await repaired.tree == (try Fixture.node(#"{"a":"a","b":"b"}"#)))
     }
 
-    @Test("a multi-shard write missing from one participant's journal is discarded everywhere")
-    func incompleteTransaction() async throws {
+    @Test("a directory of the sharded format is migrated to the log, with its journals replayed")
+    func migratesShardedFormat() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let layout = ShardLayout(count: 4)
-        let keys = try StoreConcurrencyTests.keysInDistinctShards(2)
-        let store = try Store(configuration: Self.configuration(directory.path, layout: layout))
-        await store.applyOrFail(try Fixture.set("/\(keys[0])/before", "1"))
-        await store.applyOrFail(try Fixture.update("/", [("\(keys[0])/both", "2"), ("\(keys[1])/both", "2")]))
-        store.abandonForTesting()
-        // Remove the multi-shard record from the second participant, as if the crash came before it was written.
+        // What an earlier version left: a two-shard snapshot and one journal record after it on each shard.
         let files = NamespaceFiles(directory: directory.path)
-        let second = try #require(layout.shard(for: try Fixture.path(keys[1])))
-        let secondDirectory = files.journalDirectory(shard: second)
-        let journal = try JournalReader.read(directory: secondDirectory, repair: false)
-        let last = try #require(journal.entries.last)
-        try FileSystem.truncate(journal.segments[last.segment].path, to: last.offset)
+        try FileSystem.makeDirectories(directory.path)
+        let layout = ShardLayout(count: 2)
+        let snapshotTree = try Self.expectedTree()
+        try SnapshotFile.write(
+            SnapshotFile.Contents(layout: layout, states: TreeView.partition(snapshotTree, layout: layout, sequence: 5),
+                                  nextTransactionId: 1),
+            to: files.snapshotPath)
+        var expected = snapshotTree
+        for (shard, prefix) in [(0, "x"), (1, "y")] {
+            let key = try Self.key(inShard: shard, of: layout, prefix: prefix)
+            let path = try Fixture.path("/\(key)/later")
+            let record = ShardRecord(sequence: 6, transaction: nil, operations: [.set(path, Node(.number(6)))])
+            var writer = BinaryWriter()
+            ShardRecordCodec.encode(record, into: &writer)
+            let journal = try JournalWriter(directory: files.journalDirectory(shard: shard), existing: [],
+                                            policy: .always, maxSegmentBytes: 1 << 20, label: "legacy")
+            await withCheckedContinuation { continuation in
+                journal.append(sequence: 6, payload: writer.bytes) { _ in continuation.resume() }
+            }
+            try journal.close()
+            expected.set(Node(.number(6)), at: path)
+        }
 
-        let reopened = try Store(configuration: Self.configuration(directory.path, layout: layout))
-        defer { try? reopened.close() }
-        #expect(reopened.loadReport.discards.contains { discard in
-            if case .incompleteTransaction = discard.reason { return true }
-            return false
-        })
-        #expect(await reopened.tree == (try Fixture.node(#"{"\#(keys[0])":{"before":1}}"#)))
+        let migrated = try Store(configuration: Self.configuration(directory.path))
+        #expect(migrated.loadReport.migratedShardedFormat)
+        #expect(await migrated.tree == expected)
+        #expect(!FileSystem.exists(files.snapshotPath), "the sharded snapshot is gone")
+        #expect(try JournalSegment.list(in: files.journalDirectory(shard: 0)).isEmpty)
+        await migrated.applyOrFail(try Fixture.set("/after", "1"))
+        migrated.abandonForTesting()
+        let again = try Store(configuration: Self.configuration(directory.path))
+        defer { try? again.close() }
+        #expect(!again.loadReport.migratedShardedFormat)
+        expected.set(Node(.number(1)), at: try Fixture.path("/after"))
+        #expect(await again.tree == expected)
     }
 
-    @Test("reopening with another shard layout re-partitions the data", arguments: [
-        ShardLayout(count: 5, depth: 1), ShardLayout(count: 2, depth: 2), ShardLayout(count: 1, depth: 1),
-    ])
-    func relayout(layout: ShardLayout) async throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let store = try Store(configuration: Self.configuration(directory.path))
-        try await Self.populate(store)
-        store.abandonForTesting()
-        let reopened = try Store(configuration: Self.configuration(directory.path, layout: layout))
-        #expect(reopened.layout == layout)
-        #expect(reopened.loadReport.previousLayout == ShardLayout(count: 3))
-        #expect(await reopened.tree == (try Self.expectedTree()))
-        await reopened.applyOrFail(try Fixture.set("/users/dave", #""D""#))
-        reopened.abandonForTesting()
-        let again = try Store(configuration: Self.configuration(directory.path, layout: layout))
-        defer { try? again.close() }
-        var expected = try Self.expectedTree()
-        expected.set(Node(.string("D")), at: try Fixture.path("/users/dave"))
-        #expect(await again.tree == expected)
+    /// A top-level key starting with `prefix` that the sharded layout put in `shard`.
+    static func key(inShard shard: Int, of layout: ShardLayout, prefix: String) throws -> String {
+        for candidate in 0..<1000 where layout.shard(for: try Fixture.path("/\(prefix)\(candidate)")) == shard {
+            return "\(prefix)\(candidate)"
+        }
+        throw JournalError.locked(directory: "no key found for shard \(shard)")
     }
 }

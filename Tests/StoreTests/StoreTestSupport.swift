@@ -44,22 +44,16 @@ enum Fixture {
     static let fixedTimestamp: Double = 1_700_000_000_000
     static let fixedClock: @Sendable () -> Double = { fixedTimestamp }
 
-    static func memoryStore(_ layout: ShardLayout,
-                            observer: (@Sendable (ChangeRecord) -> Void)? = nil) throws -> Store {
-        try Store(configuration: StoreConfiguration(layout: layout, clock: fixedClock), observer: observer)
+    static func memoryStore(observer: (@Sendable (ChangeRecord) -> Void)? = nil) throws -> Store {
+        try Store(configuration: StoreConfiguration(clock: fixedClock), observer: observer)
     }
-
-    /// Layouts every semantic test runs against: one shard, several shards, and shards two levels deep.
-    static let layouts: [ShardLayout] = [
-        ShardLayout(count: 1, depth: 1), ShardLayout(count: 4, depth: 1), ShardLayout(count: 3, depth: 2),
-    ]
 }
 
 extension Store {
     /// Applies a write and waits for its completion.
     func apply(_ write: StoreWrite) async -> Result<WriteOutcome, StoreError> {
         await withCheckedContinuation { continuation in
-            self.write(write) { continuation.resume(returning: $0) }
+            self.write(write, by: .privileged) { continuation.resume(returning: $0) }
         }
     }
 

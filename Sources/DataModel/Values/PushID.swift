@@ -54,6 +54,25 @@ public struct PushIDGenerator: Sendable {
         return String(decoding: id, as: UTF8.self)
     }
 
+    /// The id of the write with log sequence number `sequence`, sequenced at `timestamp` milliseconds: the
+    /// timestamp in characters 1–8 and the sequence number in the 72 bits of characters 9–20. Ids of one
+    /// namespace's log are unique and increase with the log (its timestamps never decrease), and replaying the
+    /// log gives the same ids.
+    public static func id(timestamp: Int64, sequence: UInt64) -> String {
+        var id = [UInt8](repeating: 0, count: 20)
+        var remaining = max(timestamp, 0)
+        for index in stride(from: 7, through: 0, by: -1) {
+            id[index] = alphabet[Int(remaining % 64)]
+            remaining /= 64
+        }
+        var bits = sequence
+        for index in stride(from: 19, through: 8, by: -1) {
+            id[index] = alphabet[Int(bits % 64)]
+            bits /= 64
+        }
+        return String(decoding: id, as: UTF8.self)
+    }
+
     /// The timestamp encoded in the first 8 characters of a push id, `nil` if `id` is not one.
     public static func timestamp(of id: String) -> Int64? {
         let bytes = Array(id.utf8)

@@ -1,97 +1,87 @@
 import DataModel
-import Logging
 import Rules
 import Store
 
 /// The security-rules decisions for one caller (a wire session, a REST request, an event stream) in one namespace
-/// (security-rules.md): reads when they arrive, writes inside the store while they are applied (against the whole
-/// tree as it is then), onDisconnect operations when they are registered. The admin credential bypasses rules;
-/// without rules everything is allowed. With `explainDenials`, every denial is logged with each rule tried.
+/// (security-rules.md): reads and onDisconnect registrations against a state of the namespace's store taken at
+/// the operation's place in the order; writes are judged inside the store (``RulesPolicy``), which the gate names
+/// the caller to. The admin credential bypasses rules; without rules everything is allowed.
 struct RulesGate: Sendable {
-    let gateway: Gateway
-    let namespace: Namespace
     /// The rules' `auth`, or `nil` for the admin.
     let auth: JSONValue??
+    /// Logs denials (`--explain-denials`), `nil` when off.
+    let explainer: DenialExplainer?
     /// Names the caller in denial explanations (`session …`, `REST 127.0.0.1:…`).
     let caller: String
 
-    init(gateway: Gateway, namespace: Namespace, identity: ConnectionIdentity, caller: String) {
-        self.gateway = gateway
-        self.namespace = namespace
-        self.auth = identity.rulesAuth
+    init(gateway: Gateway, identity: ConnectionIdentity, caller: String) {
+        auth = identity.rulesAuth
+        explainer = gateway.configuration.explainDenials ? DenialExplainer(logger: gateway.logger) : nil
         self.caller = caller
     }
 
-    /// The rules to apply and the `auth` they see, `nil` when nothing is checked.
-    private var enforced: (rules: RuleSet, auth: JSONValue?)? {
-        guard let rules = gateway.configuration.rules.rules, case .some(let auth) = auth else { return nil }
-        return (rules, auth)
+    /// Who the store should say made the caller's writes.
+    var writeCaller: WriteCaller {
+        guard case .some(let auth) = auth else { return .privileged }
+        return .user(auth: auth)
     }
 
-    /// Whether the caller may read `path` with `query` (`nil`: the whole location) now.
-    func mayRead(_ path: Path, query: QueryParams?) -> Bool {
-        guard let (rules, auth) = enforced else { return true }
-        var context = RulesContext(
-            auth: auth, root: namespace.store.wholeTreeSnapshot ?? .empty, now: gateway.configuration.clock())
+    /// What the caller is checked against in `snapshot`.
+    private enum Enforcement {
+        /// Nothing: the admin, or no rules in force.
+        case none
+        /// The store's rules revision did not compile: it fails closed.
+        case denyAll
+        /// These rules, seeing this `auth`.
+        case rules(RuleSet, auth: JSONValue?)
+    }
+
+    private func enforcement(in snapshot: StoreSnapshot) -> Enforcement {
+        guard case .some(let auth) = auth, let policy = snapshot.policy else { return .none }
+        guard let rules = (policy as? RulesPolicy)?.rules else { return .denyAll }
+        return .rules(rules, auth: auth)
+    }
+
+    /// Whether the caller may read `path` with `query` (`nil`: the whole location) in `snapshot`.
+    func mayRead(_ path: Path, query: QueryParams?, in snapshot: StoreSnapshot) -> Bool {
+        let (rules, auth): (RuleSet, JSONValue?)
+        switch enforcement(in: snapshot) {
+        case .none: return true
+        case .denyAll: return false
+        case .rules(let inForce, let caller): (rules, auth) = (inForce, caller)
+        }
+        var context = RulesContext(auth: auth, root: snapshot.root, now: snapshot.now)
         guard !rules.authorizeRead(at: path, query: query, context: context).allowed else { return true }
-        if gateway.configuration.explainDenials {
+        if let explainer {
             context.explain = true
-            explain(rules.authorizeRead(at: path, query: query, context: context), "read", path, auth: auth)
+            explainer.explain(rules.authorizeRead(at: path, query: query, context: context), "read", path, auth: auth,
+                              caller: caller)
         }
         return false
     }
 
-    /// The authorizer the store runs for the caller's writes, `nil` when nothing is checked.
-    func writeAuthorizer() -> WriteAuthorizer? {
-        guard let (rules, auth) = enforced else { return nil }
-        let explaining = gateway.configuration.explainDenials
-        return { authorization in
-            var context = RulesContext(auth: auth, root: authorization.oldRoot, now: authorization.timestamp)
-            let write = authorization.write
-            let decision = Self.authorize(write, rules: rules, context: context, newRoot: authorization.newRoot)
-            if !decision.allowed, explaining {
-                context.explain = true
-                let explained = Self.authorize(write, rules: rules, context: context, newRoot: authorization.newRoot)
-                explain(explained, "write", write.location, auth: auth)
-            }
-            return decision.allowed
+    /// Whether an onDisconnect operation may be registered: the write judged against the tree of `snapshot`, with
+    /// its server values resolved at the snapshot's time.
+    func mayRegister(_ write: StoreWrite, in snapshot: StoreSnapshot) -> Bool {
+        let (rules, auth): (RuleSet, JSONValue?)
+        switch enforcement(in: snapshot) {
+        case .none: return true
+        case .denyAll: return false
+        case .rules(let inForce, let caller): (rules, auth) = (inForce, caller)
         }
-    }
-
-    /// Whether an onDisconnect operation may be registered: the write judged against the tree as it is now, with
-    /// its server values resolved at this moment.
-    func mayRegister(_ write: StoreWrite) -> Bool {
-        guard let (rules, auth) = enforced else { return true }
-        let now = gateway.configuration.clock()
-        let root = namespace.store.wholeTreeSnapshot ?? .empty
+        let now = snapshot.now
+        let root = snapshot.root
         guard let newRoot = Self.applying(write, to: root, now: now) else { return false }
         var context = RulesContext(auth: auth, root: root, now: now)
-        guard !Self.authorize(write, rules: rules, context: context, newRoot: newRoot).allowed else { return true }
-        if gateway.configuration.explainDenials {
+        guard !RulesPolicy.authorize(write, rules: rules, context: context, newRoot: newRoot).allowed else {
+            return true
+        }
+        if let explainer {
             context.explain = true
-            explain(Self.authorize(write, rules: rules, context: context, newRoot: newRoot), "onDisconnect write",
-                    write.location, auth: auth)
+            explainer.explain(RulesPolicy.authorize(write, rules: rules, context: context, newRoot: newRoot),
+                              "onDisconnect write", write.location, auth: auth, caller: caller)
         }
         return false
-    }
-
-    /// Logs why an operation was denied: the path, the uid and each rule tried on the way down (`--explain-denials`).
-    private func explain(_ decision: RulesDecision, _ operation: String, _ path: Path, auth: JSONValue?) {
-        let uid = auth?["uid"]?.stringValue ?? "null"
-        let steps = decision.trace.map { "\n  \($0)" }.joined()
-        gateway.logger.notice("denied \(operation) at \(path) for uid \(uid) (\(caller)):\(steps)")
-    }
-
-    private static func authorize(_ write: StoreWrite, rules: RuleSet, context: RulesContext, newRoot: Node)
-        -> RulesDecision
-    {
-        switch write {
-        case .set(let target, _, _):
-            return rules.authorizeWrite(at: target.location, context: context, newRoot: newRoot)
-        case .update(let path, let entries):
-            return rules.authorizeUpdate(
-                at: path, changedPaths: entries.map(\.target.location), context: context, newRoot: newRoot)
-        }
     }
 
     /// `root` with `write` applied, server values resolved with `now`; `nil` when a value cannot be resolved.
@@ -118,19 +108,11 @@ struct RulesGate: Sendable {
         switch write {
         case .set(let target, let value, _):
             guard place(value, at: target) else { return nil }
+        case .push:
+            return nil  // only the store names a push's child; onDisconnect operations are sets and updates
         case .update(let base, let entries):
             for entry in entries where !place(entry.value, at: entry.target.below(base)) { return nil }
         }
         return result
-    }
-}
-
-extension StoreWrite {
-    /// The location a write is addressed to (an update's base path).
-    var location: Path {
-        switch self {
-        case .set(let target, _, _): return target.location
-        case .update(let path, _): return path
-        }
     }
 }

@@ -4,6 +4,7 @@ import Dispatch
 import HTTPServer
 import Logging
 import Primitives
+import Store
 import Synchronization
 import Transport
 
@@ -54,7 +55,11 @@ final class EventStream: ViewSubscriber, @unchecked Sendable {
             subscriber: self, view: view, format: .eventStream, path: path,
             filter: query.loadsAllData ? nil : query, queryObject: nil, loop: loop)
         self.subscription = subscription
-        view.subscribe(subscription, request: InitialRequest(subscription: subscription, requestNumber: 0, hash: nil, warnings: []))
+        let initial = InitialRequest(subscription: subscription, requestNumber: 0, hash: nil, warnings: [])
+        namespace.subscribe(subscription, rulesGate: gate, request: initial) { [self] in
+            // The rules changed between the request's check and its place in the order.
+            end(with: ServerSentEvents.cancel)
+        }
         startKeepAlive()
         if let acceptedUntil { scheduleExpiry(at: acceptedUntil) }
     }
@@ -89,12 +94,22 @@ final class EventStream: ViewSubscriber, @unchecked Sendable {
 
     // MARK: - Access
 
-    /// Ends the stream with `cancel` when the rules in force no longer let it read.
+    /// Ends the stream with `cancel` when the rules in force at this point of the namespace's order no longer let
+    /// it read.
     func recheck() {
         guard !ended else { return }
-        let gate = RulesGate(gateway: gateway, namespace: namespace, identity: identity, caller: caller)
-        guard !gate.mayRead(path, query: query.loadsAllData ? nil : query) else { return }
-        end(with: ServerSentEvents.cancel)
+        let gate = self.gate
+        let path = self.path
+        let filter = query.loadsAllData ? nil : query
+        namespace.store.inOrder { [self] snapshot in
+            guard !gate.mayRead(path, query: filter, in: snapshot) else { return }
+            loop.execute { self.end(with: ServerSentEvents.cancel) }
+        }
+    }
+
+    /// The rules gate of the stream's identity.
+    private var gate: RulesGate {
+        RulesGate(gateway: gateway, identity: identity, caller: caller)
     }
 
     private func scheduleExpiry(at acceptedUntil: Double) {
@@ -141,9 +156,10 @@ final class EventStream: ViewSubscriber, @unchecked Sendable {
         keepAliveTimer = nil
         guard let subscription else { return }
         self.subscription = nil
-        subscription.isActive = false
-        subscription.view.unsubscribe(subscription)
-        namespace.registry.release(subscription.view)
+        if subscription.isActive {
+            subscription.isActive = false
+            namespace.unsubscribe(subscription)
+        }
         gateway.streams.remove(self)
     }
 

@@ -44,7 +44,7 @@ extension Gateway {
         do {
             let rules = try configuration.rules.replace(with: source, fileName: "/.settings/rules.json")
             logger.notice("security rules replaced by an admin upload (\(rules.coverage.count) rule expressions)")
-            recheckAllListens()
+            rulesChanged()
             return reply.success(Array(#"{"status":"ok"}"#.utf8))
         } catch {
             return reply.failure(.badRequest(error.description))

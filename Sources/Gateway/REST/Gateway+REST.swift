@@ -51,7 +51,7 @@ struct RESTCall: Sendable {
     let caller: String
 
     var gate: RulesGate {
-        RulesGate(gateway: gateway, namespace: namespace, identity: identity, caller: caller)
+        RulesGate(gateway: gateway, identity: identity, caller: caller)
     }
 
     var path: Path { request.path }

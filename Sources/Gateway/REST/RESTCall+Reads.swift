@@ -1,6 +1,7 @@
 import Auth
 import CoreMetrics
 import DataModel
+import Dispatch
 import HTTP1
 import HTTPServer
 import Store
@@ -12,32 +13,60 @@ extension RESTCall {
         if let callback = request.parameters["callback"], !RESTReply.isValidCallback(callback) {
             throw .badRequest("Invalid callback: use a JavaScript function name")
         }
-        guard gate.mayRead(path, query: query) else { throw .permissionDenied }
-        gateway.metrics.reads.increment()
         let ifNoneMatch = request.head.headers["if-none-match"]
-        guard let query else {
-            // The whole tree moves with every applied write, so it already holds every write acknowledged so far:
-            // a location's value is a path walk away, with no hop to a shard and back.
-            if let root = namespace.store.wholeTreeSnapshot {
-                return .respond(answer(root.descendant(at: path), shape: shape, ifNoneMatch: ifNoneMatch))
-            }
-            return .deferred { [self] pending in
-                namespace.store.read(path) { node in
-                    pending.respond(answer(node, shape: shape, ifNoneMatch: ifNoneMatch))
+        // The store publishes its state before it acknowledges a write, so the latest state holds every write
+        // acknowledged so far (and this connection's requests wait for each other's answers): a plain read needs
+        // no place in the order and no hop to the sequencer. A namespace still loading is read in order.
+        let latest = namespace.store.latest
+        if query == nil, latest.isAvailable {
+            return .respond(try answer(latest, shape: shape, ifNoneMatch: ifNoneMatch))
+        }
+        return .deferred { [self] pending in
+            namespace.store.inOrder { snapshot in
+                guard let query else {
+                    pending.respond(respondOrFail { () throws(RESTError) in
+                        try answer(snapshot, shape: shape, ifNoneMatch: ifNoneMatch)
+                    })
+                    return
+                }
+                guard snapshot.isAvailable else { return pending.respond(reply.failure(.namespaceUnavailable)) }
+                guard gate.mayRead(path, query: query, in: snapshot) else {
+                    return pending.respond(reply.failure(.permissionDenied))
+                }
+                gateway.metrics.reads.increment()
+                let node = snapshot.root.descendant(at: path)
+                // Filtering a large location is O(n log n): off the sequencer.
+                DispatchQueue.global().async {
+                    pending.respond(answer(query.result(from: node), shape: shape, ifNoneMatch: ifNoneMatch))
                 }
             }
         }
-        return .deferred { [self] pending in
-            namespace.store.read(path, query: query) { node in
-                pending.respond(answer(node, shape: shape, ifNoneMatch: ifNoneMatch))
-            }
+    }
+
+    /// The answer to a whole or shallow read of `snapshot`, checked against its rules.
+    private func answer(_ snapshot: StoreSnapshot, shape: RESTReadShape, ifNoneMatch: String?) throws(RESTError)
+        -> HTTPResponse
+    {
+        guard snapshot.isAvailable else { throw .namespaceUnavailable }
+        guard gate.mayRead(path, query: nil, in: snapshot) else { throw .permissionDenied }
+        gateway.metrics.reads.increment()
+        return answer(snapshot.root.descendant(at: path), shape: shape, ifNoneMatch: ifNoneMatch)
+    }
+
+    private func respondOrFail(_ body: () throws(RESTError) -> HTTPResponse) -> HTTPResponse {
+        do throws(RESTError) {
+            return try body()
+        } catch {
+            return reply.failure(error)
         }
     }
 
     func streamRoute(_ shape: RESTReadShape) throws(RESTError) -> Route {
         if case .shallow = shape { throw .badRequest("shallow is not supported for streaming") }
         let query = try checkedQuery(shape)
-        guard gate.mayRead(path, query: query) else { throw .permissionDenied }
+        // Refused up front when the rules already deny it; the listen is checked again at its place in the order.
+        let latest = namespace.store.latest
+        if latest.isAvailable, !gate.mayRead(path, query: query, in: latest) { throw .permissionDenied }
         var headers = reply.commonHeaders(contentType: "text/event-stream; charset=utf-8")
         headers.add(name: "Transfer-Encoding", value: "chunked")
         let acceptedUntil: Double?

@@ -5,8 +5,8 @@ import HTTPServer
 import Store
 
 /// REST writes (rest-api.md §2, §7, §8): `PUT` and `DELETE` (with `if-match` compare-and-set), `POST` with a new
-/// push id, `PATCH` as one atomic multi-path update. Rules run inside the store, against the tree as it is when the
-/// write applies; the answer is sent once the write is durable.
+/// push id, `PATCH` as one atomic multi-path update. Rules run inside the store, against the tree as it is at the
+/// write's place in the namespace's order; the answer is sent once the write is durable.
 extension RESTCall {
     func setRoute() throws(RESTError) -> Route {
         let value: WriteValue
@@ -37,12 +37,12 @@ extension RESTCall {
         guard !request.addressesPriority else { throw .invalidPath }
         try checkWriteSize()
         let value = try parseData(request.body, depth: path.depth + 1)
-        let key = namespace.nextPushID(timestamp: gateway.configuration.clock())
-        let write = StoreWrite.set(.node(path.child(key)), value, expectedHash: nil)
-        return submit(write) { [self] outcome in
+        return submit(.push(path, value)) { [self] outcome in
+            // The store names the child from the write's log entry (time-ordered, the same on replay).
+            let key = outcome.changes.first?.path.lastKey?.string ?? ""
             var writer = JSONWriter(capacity: 40)
             writer.writeRaw(#"{"name":"#.utf8)
-            writer.writeString(key.string)
+            writer.writeString(key)
             writer.writeRaw("}".utf8)
             return (writer.bytes, wantsETag ? Self.etag(of: outcome.changes.first?.newValue ?? .empty) : nil)
         }
@@ -67,9 +67,9 @@ extension RESTCall {
     private func submit(
         _ write: StoreWrite, answer: @escaping @Sendable (WriteOutcome) -> (body: [UInt8], etag: String?)
     ) -> Route {
-        let authorizer = gate.writeAuthorizer()
+        let caller = gate.writeCaller
         return .deferred { [self] pending in
-            namespace.store.write(write, authorizer: authorizer) { result in
+            namespace.store.write(write, by: caller) { result in
                 switch result {
                 case .success(let outcome):
                     gateway.metrics.writes.increment()

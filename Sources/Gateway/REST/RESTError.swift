@@ -19,5 +19,7 @@ struct RESTError: Error, Sendable {
         message: "Invalid request: append .json to your request URI to use the REST API.")
     static let writeTooBig = badRequest(
         "WRITE_TOO_BIG: Data to write exceeds the maximum size that can be modified with a single request.")
+    static let namespaceUnavailable = RESTError(
+        status: .serviceUnavailable, message: "Service unavailable: the namespace could not be loaded")
     static let ifMatchUnsupported = badRequest("if-match is only supported for PUT and DELETE")
 }

@@ -3,8 +3,8 @@ import Transport
 
 /// One listen of one connection (wire session or event stream) on a shared ``View``.
 ///
-/// Immutable facts plus two groups of mutable state with different owners: ``slot`` belongs to the view's lock,
-/// everything else to the connection's event loop.
+/// Immutable facts plus three groups of mutable state with different owners: ``slot`` belongs to the view's lock,
+/// ``isRegistered`` to the namespace's sequencer, everything else to the connection's event loop.
 final class Subscription: @unchecked Sendable {
     /// The listening connection.
     let subscriber: any ViewSubscriber
@@ -23,6 +23,8 @@ final class Subscription: @unchecked Sendable {
 
     /// Position in the view's subscriber list (guarded by the view's lock).
     var slot = 0
+    /// Whether the view holds the listen and counts it (owned by the namespace's sequencer).
+    var isRegistered = false
 
     // Owned by `loop`:
     /// Cleared when the listen ends; pushes still in flight are then dropped.

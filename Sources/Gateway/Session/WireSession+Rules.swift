@@ -1,27 +1,33 @@
 import DataModel
 import Store
+import Transport
 import Wire
 
 /// Security-rules checks for one connection, through a ``RulesGate`` for its current identity.
 extension WireSession {
     /// The rules gate for the connection's identity now.
     var rulesGate: RulesGate {
-        RulesGate(gateway: gateway, namespace: namespace, identity: identity, caller: "session \(sessionID)")
+        RulesGate(gateway: gateway, identity: identity, caller: "session \(sessionID)")
     }
 
-    /// Whether the connection may read `path` with `query` (`nil`: the whole location) now.
-    func mayRead(_ path: Path, query: QueryParams?) -> Bool {
-        rulesGate.mayRead(path, query: query)
-    }
-
-    /// Re-checks every listen after the rules or the connection's identity changed, revoking (`c`) those it may no
-    /// longer read (wire-protocol.md §11: a tagged listen's `q` is sent back as the client sent it).
+    /// Re-checks every listen after the rules or the connection's identity changed, at that change's place in the
+    /// namespace's order, revoking (`c`) those it may no longer read (wire-protocol.md §11: a tagged listen's `q`
+    /// is sent back as the client sent it).
     func recheckListens() {
+        guard !listens.isEmpty else { return }
         let gate = rulesGate
-        for (key, subscription) in listens where !gate.mayRead(subscription.path, query: subscription.filter) {
-            listens[key] = nil
-            detach(subscription)
-            send(.listenRevoked(path: subscription.path, query: subscription.queryObject))
+        let current = Array(listens)
+        namespace.store.inOrder { [self] snapshot in
+            let revoked = current.filter { !gate.mayRead($0.value.path, query: $0.value.filter, in: snapshot) }
+            guard !revoked.isEmpty else { return }
+            loop.execute {
+                for (key, subscription) in revoked where self.listens[key] === subscription {
+                    self.listens[key] = nil
+                    self.detach(subscription)
+                    self.send(.listenRevoked(path: subscription.path, query: subscription.queryObject))
+                }
+                self.loop.flushPending()
+            }
         }
     }
 }

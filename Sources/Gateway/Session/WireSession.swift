@@ -3,6 +3,8 @@ import DataModel
 import HTTPServer
 import Logging
 import Primitives
+import Synchronization
+import Dispatch
 import Store
 import Transport
 import WebSocket
@@ -10,10 +12,13 @@ import Wire
 
 /// One client connection speaking the Firebase wire protocol (wire-protocol.md), owned by its event loop.
 ///
-/// It reassembles frames, parses messages and runs requests strictly in arrival order (§4.1). Listens become
-/// ``Subscription``s on shared ``View``s; writes go to the namespace's store and are acknowledged from the store's
-/// completion, which the store runs after the change was published, so a writer's own listens see its write
-/// before its `ok` (§6.8). Everything mutable here belongs to ``loop``.
+/// It reassembles frames, parses messages and hands every request to the namespace's store in arrival order
+/// (§4.1), where each takes effect at its place in the namespace's one order: writes are sequenced there, and
+/// listens, gets and onDisconnect registrations run there as ``Store/inOrder(_:)`` tasks, so each is checked and
+/// answered against a tree that holds every earlier write of the connection. Listens become ``Subscription``s on
+/// shared ``View``s; writes are acknowledged from the store's completion, which runs after the change was
+/// published, so a writer's own listens see its write before its `ok` (§6.8). Everything mutable here belongs to
+/// ``loop``, except ``onDisconnect``, which only the namespace's sequencer touches (behind a mutex).
 final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Sendable {
     /// The session id sent in the hello; clients send it back as `ls` when they reconnect.
     let sessionID: String
@@ -32,7 +37,8 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     private var pendingWrites: [StoreWrite] = []
     private var pendingWriteRequests: [Int] = []
     var listens: [ListenKey: Subscription] = [:]
-    private var onDisconnect = OnDisconnectQueue()
+    /// The onDisconnect operations, changed only in sequencer tasks, so registrations take effect in order.
+    private let onDisconnect = Mutex(OnDisconnectQueue())
     /// Listens whose pushes are being skipped until the connection drains.
     private var conflated: [Subscription] = []
     /// Who the client is (``WireSession+Auth``).
@@ -110,17 +116,23 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
         listens.removeAll()
         conflated.removeAll()
         identityGeneration += 1
-        guard !onDisconnect.isEmpty else { return }
-        let write = onDisconnect.write
-        onDisconnect = OnDisconnectQueue()
         let metrics = self.metrics
         let logger = gateway.logger
-        namespace.store.write(write) { result in
-            switch result {
-            case .success: metrics.writes.increment()
-            case .failure(let error):
-                metrics.rejectedWrites.increment()
-                logger.warning("onDisconnect writes failed", metadata: ["error": "\(error)"])
+        let store = namespace.store
+        // In order: after every registration the connection made (they were judged when registered).
+        store.inOrder { [self] _ in
+            let queued = onDisconnect.withLock { queue in
+                defer { queue = OnDisconnectQueue() }
+                return queue
+            }
+            guard !queued.isEmpty else { return }
+            store.write(queued.write, by: .privileged) { result in
+                switch result {
+                case .success: metrics.writes.increment()
+                case .failure(let error):
+                    metrics.rejectedWrites.increment()
+                    logger.warning("onDisconnect writes failed", metadata: ["error": "\(error)"])
+                }
             }
         }
     }
@@ -162,23 +174,39 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
         case .merge(let merge):
             write(.update(merge.path, merge.entries), request: request)
         case .onDisconnectPut(let put):
-            guard rulesGate.mayRegister(.set(put.target, put.value, expectedHash: nil)) else { return deny(request) }
-            onDisconnect.remember(put.value, at: put.target)
-            send(.ok(request))
+            register(.set(put.target, put.value, expectedHash: nil), request: request) { queue in
+                queue.remember(put.value, at: put.target)
+            }
         case .onDisconnectMerge(let merge):
-            guard rulesGate.mayRegister(.update(merge.path, merge.entries)) else { return deny(request) }
-            for entry in merge.entries { onDisconnect.remember(entry.value, at: entry.target.below(merge.path)) }
-            send(.ok(request))
+            register(.update(merge.path, merge.entries), request: request) { queue in
+                for entry in merge.entries { queue.remember(entry.value, at: entry.target.below(merge.path)) }
+            }
         case .onDisconnectCancel(let path):
-            onDisconnect.forget(path)
-            send(.ok(request))
+            namespace.store.inOrder { [self] _ in
+                onDisconnect.withLock { $0.forget(path) }
+                loop.execute { self.send(.ok(request)) }
+            }
         case .get(let get):
             read(get, request: request)
         }
     }
 
-    /// Queues a write; the writes of one read pass go to the store together (one queue hop per shard, one group
-    /// commit), submitted before anything else the client asked for next, so requests still run in order.
+    /// Judges an onDisconnect operation at its place in the order and, when the rules allow it, remembers it.
+    private func register(_ write: StoreWrite, request: Int,
+                          remember: @escaping @Sendable (inout OnDisconnectQueue) -> Void)
+    {
+        let gate = rulesGate
+        namespace.store.inOrder { [self] snapshot in
+            let allowed = gate.mayRegister(write, in: snapshot)
+            if allowed { onDisconnect.withLock { remember(&$0) } }
+            loop.execute {
+                if allowed { self.send(.ok(request)) } else { self.deny(request) }
+            }
+        }
+    }
+
+    /// Queues a write; the writes of one read pass go to the store together (one queue hop, one group commit),
+    /// submitted before anything else the client asked for next, so requests still take effect in order.
     private func write(_ write: StoreWrite, request: Int) {
         if pendingWrites.isEmpty { loop.runAtEndOfPass { [self] in submitWrites() } }
         pendingWrites.append(write)
@@ -192,7 +220,7 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
         let writes = pendingWrites
         pendingWrites.removeAll()
         pendingWriteRequests.removeAll()
-        namespace.store.write(batch: writes, authorizer: rulesGate.writeAuthorizer()) { [self] index, result in
+        namespace.store.write(batch: writes, by: rulesGate.writeCaller) { [self] index, result in
             loop.execute { self.answerWrite(result, request: requests[index]) }
         }
     }
@@ -208,14 +236,29 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
         }
     }
 
+    /// A `get`, answered from the tree at its place in the order.
     private func read(_ get: GetRequest, request: Int) {
-        guard mayRead(get.path, query: get.query.loadsAllData ? nil : get.query) else { return deny(request) }
-        metrics.reads.increment()
-        namespace.store.read(get.path, query: get.query) { [self] node in
-            loop.execute {
-                self.send(.response(requestNumber: request, status: .ok, payload: .data(node)), orAnswer: request)
-                self.loop.flushPending()
+        let gate = rulesGate
+        let path = get.path
+        let query = get.query
+        let metrics = self.metrics
+        namespace.store.inOrder { [self] snapshot in
+            guard snapshot.isAvailable, gate.mayRead(path, query: query.loadsAllData ? nil : query, in: snapshot) else {
+                loop.execute { self.deny(request) }
+                return
             }
+            metrics.reads.increment()
+            let node = snapshot.root.descendant(at: path)
+            guard !query.loadsAllData else { return answer(node, request: request) }
+            // Filtering a large location is O(n log n): off the sequencer.
+            DispatchQueue.global().async { self.answer(query.result(from: node), request: request) }
+        }
+    }
+
+    private func answer(_ node: Node, request: Int) {
+        loop.execute {
+            self.send(.response(requestNumber: request, status: .ok, payload: .data(node)), orAnswer: request)
+            self.loop.flushPending()
         }
     }
 
@@ -223,7 +266,6 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
 
     private func listen(_ listen: ListenRequest, request: Int) {
         if let previous = listens.removeValue(forKey: listen.key) { detach(previous) }
-        guard mayRead(listen.path, query: listen.tag == nil ? nil : listen.query) else { return deny(request) }
         let view = namespace.acquireView(at: listen.path, query: listen.viewQuery, metrics: metrics)
         let subscription = Subscription(
             subscriber: self, view: view, format: .wire(tag: listen.tag), path: listen.path,
@@ -233,15 +275,23 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
         gateway.sessions.listensChanged(by: 1)
         metrics.listens.increment()
         let unindexed = listen.tag != nil && !gateway.indexes.covers(listen.query.index, at: listen.path)
-        view.subscribe(subscription, request: InitialRequest(
-            subscription: subscription, requestNumber: request, hash: listen.hash,
-            warnings: unindexed ? [ResponsePayload.noIndexWarning] : []))
+        let initial = InitialRequest(subscription: subscription, requestNumber: request, hash: listen.hash,
+                                     warnings: unindexed ? [ResponsePayload.noIndexWarning] : [])
+        namespace.subscribe(subscription, rulesGate: rulesGate, request: initial) { [self] in
+            // Refused at its place in the order: the listen ends without having been served.
+            subscription.isActive = false
+            if listens[listen.key] === subscription {
+                listens[listen.key] = nil
+                gateway.sessions.listensChanged(by: -1)
+            }
+            deny(request)
+        }
     }
 
     func detach(_ subscription: Subscription) {
+        guard subscription.isActive else { return }
         subscription.isActive = false
-        subscription.view.unsubscribe(subscription)
-        namespace.registry.release(subscription.view)
+        namespace.unsubscribe(subscription)
         gateway.sessions.listensChanged(by: -1)
     }
 

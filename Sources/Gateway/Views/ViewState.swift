@@ -5,7 +5,7 @@ import Wire
 
 /// The mutable part of a ``View``, guarded by the view's mutex.
 struct ViewState {
-    /// Whether the initial value is in; until then listens wait and records are dropped or merged later.
+    /// Whether the initial value is in; until then records are dropped (the value taken later holds them).
     var isLoaded = false
     /// The node at the view's location.
     var node = Node.empty
@@ -19,14 +19,6 @@ struct ViewState {
     /// The distinct delivery formats among subscribers with their counts: a short list (a view's listens use one
     /// or a few formats, nearly always one), cheaper per view than a dictionary or an array.
     private var formatCounts = SmallList<(format: DeliveryFormat, count: Int)>()
-    /// Listens that arrived while loading.
-    var waiting: [InitialRequest] = []
-    /// The shard merge of a wide view.
-    var merge: ShardMerge?
-
-    init(merge: ShardMerge?) {
-        self.merge = merge
-    }
 
     var subscriberCount: Int { formatCounts.reduce(0) { $0 + $1.count } }
 
@@ -64,12 +56,12 @@ struct ViewState {
         }
     }
 
-    /// Removes a subscriber; returns its listen request when it was still waiting for the view to load.
-    mutating func remove(_ subscription: Subscription) -> InitialRequest? {
-        guard let position = groups.firstIndex(where: { $0.loop === subscription.loop }) else { return nil }
+    /// Removes a subscriber.
+    mutating func remove(_ subscription: Subscription) {
+        guard let position = groups.firstIndex(where: { $0.loop === subscription.loop }) else { return }
         let slot = subscription.slot
         guard slot < groups[position].subscriptions.count, groups[position].subscriptions[slot] === subscription else {
-            return nil
+            return
         }
         let last = groups[position].subscriptions.removeLast()
         if last !== subscription {
@@ -80,8 +72,6 @@ struct ViewState {
             formatCounts[index].count -= 1
             if formatCounts[index].count == 0 { formatCounts.remove(at: index) }
         }
-        guard let index = waiting.firstIndex(where: { $0.subscription === subscription }) else { return nil }
-        return waiting.remove(at: index)
     }
 
     // MARK: - Changes

@@ -1,7 +1,7 @@
-/// Journal records framed on a shard's queue and handed to its ``JournalWriter`` together: one lock and one copy
+/// Journal records framed on the store's sequencer and handed to its ``JournalWriter`` together: one lock and one copy
 /// for all the records of a task, however many writes it applied.
 ///
-/// Owned by the shard's queue, which reuses the buffer from task to task (``removeAll()`` keeps a moderate
+/// Owned by the sequencer, which reuses the buffer from task to task (``removeAll()`` keeps a moderate
 /// capacity), so encoding a record allocates nothing in the common case.
 struct FramedRecords {
     /// Buffers above this size are released after use instead of being kept for the next task (1 MiB).

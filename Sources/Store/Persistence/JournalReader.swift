@@ -1,4 +1,4 @@
-/// The valid records of one shard's journal, read at start-up, and where its damage (if any) starts.
+/// The valid records of a journal, read at start-up, and where its damage (if any) starts.
 struct ShardJournal: Sendable {
     /// One valid record.
     struct Entry: Sendable {
@@ -29,7 +29,7 @@ struct ShardJournal: Sendable {
     let repairedCorruption: Position?
 }
 
-/// Reads a shard's journal segments and classifies damage (see ``RecordScanner/isTornTail(at:damage:)``).
+/// Reads a journal.s segments and classifies damage (see ``RecordScanner/isTornTail(at:damage:)``).
 enum JournalReader {
     /// Reads every segment in `directory`.
     ///

@@ -7,11 +7,11 @@ import Dispatch
 import Primitives
 import Synchronization
 
-/// The append-only journal of one shard: frames records, writes them in batches and acknowledges them once
+/// The append-only journal of one namespace's log: frames records, writes them in batches and acknowledges them once
 /// durable under the ``FsyncPolicy`` (group commit).
 ///
-/// Appending is cheap and never blocks on I/O: the shard queue frames its records and adds them to the pending
-/// batch under a mutex private to this journal (so no lock is shared between shards). One flush pass on the
+/// Appending is cheap and never blocks on I/O: the sequencer frames its records and adds them to the pending
+/// batch under a mutex private to this journal. One flush pass on the
 /// journal's own serial queue takes everything pending, writes it with one `write(2)`, calls `fdatasync` once
 /// (policy `always`) and hands the pass's acknowledgements to the acknowledgement queue, which runs them in append
 /// order while the flush queue goes straight on to the next pass: everything appended while an `fdatasync` ran (or
@@ -26,9 +26,9 @@ import Synchronization
 ///
 /// After any write or `fdatasync` error the journal fails permanently: the state of the file is unknown (an
 /// `fdatasync` failure may have dropped dirty pages), so every pending and later record is failed with the error
-/// and the shard stops accepting writes until a restart recovers from what is on disk.
+/// and the store stops accepting writes until a restart recovers from what is on disk.
 final class JournalWriter: Sendable {
-    /// The shard's journal directory.
+    /// The journal directory.
     let directory: String
     /// When records are synced and acknowledged.
     let policy: FsyncPolicy
@@ -65,13 +65,13 @@ final class JournalWriter: Sendable {
         }
     }
 
-    // MARK: - Appending (any queue, normally the shard's)
+    // MARK: - Appending (any queue, normally the sequencer's)
 
     /// Appends one record; `ack` runs once it is durable (or failed), on the journal's acknowledgement queue.
     ///
     /// Records are written in the order of `append` calls; `sequence` must increase and names the segment a record
     /// starts.
-    func append(sequence: UInt64, payload: [UInt8], ack: JournalAck) {
+    func append(sequence: UInt64, payload: [UInt8], ack: @escaping JournalAck) {
         var records = FramedRecords()
         records.append(sequence: sequence) { $0.bytes.append(contentsOf: payload) }
         append(records, ack: ack)
@@ -83,7 +83,7 @@ final class JournalWriter: Sendable {
     /// With no records, `ack` is a barrier: it runs once everything appended before it is durable. Writes that
     /// were rejected use it, so their rejection (which may describe data that is not durable yet) never overtakes
     /// the acknowledgement of a write applied before them.
-    func append(_ records: FramedRecords, ack: JournalAck) {
+    func append(_ records: FramedRecords, ack: @escaping JournalAck) {
         let outcome: (failure: JournalError?, schedule: Bool) = pending.withLock { state in
             if let failure = state.failure { return (failure, false) }
             state.open.add(records, ack: ack, spare: &state.spare)
@@ -93,7 +93,7 @@ final class JournalWriter: Sendable {
             return (nil, schedule)
         }
         if let failure = outcome.failure {
-            queue.async { [self] in acknowledgements.settle([ack], with: .failure(failure), journal: self) }
+            queue.async { [self] in acknowledgements.settle([ack], with: .failure(failure)) }
         } else if outcome.schedule {
             queue.async { [self] in flushPasses() }
         }
@@ -169,11 +169,6 @@ final class JournalWriter: Sendable {
         queue.sync { files.passSynchronizations }
     }
 
-    /// Delivers acknowledgements that waited behind a multi-shard write that has now settled.
-    func resumeAcknowledgements() {
-        acknowledgements.resume(journal: self)
-    }
-
     // MARK: - Flush queue
 
     /// Runs passes until nothing is pending.
@@ -232,10 +227,10 @@ final class JournalWriter: Sendable {
                 files.dirty = false
                 files.passSynchronizations += 1
             }
-            acknowledgements.settle(acks, with: .success(()), journal: self)
+            acknowledgements.settle(acks, with: .success(()))
         } catch {
             fail(with: error)
-            acknowledgements.settle(acks, with: .failure(error), journal: self)
+            acknowledgements.settle(acks, with: .failure(error))
         }
     }
 

@@ -37,8 +37,8 @@ public struct LoadReport: Sendable, Equatable {
     public var replayedRecords = 0
     /// Data dropped from journals.
     public var discards: [Discard] = []
-    /// The layout found on disk when it differed from the configured one (the data was re-partitioned).
-    public var previousLayout: ShardLayout?
+    /// Whether the directory was in the sharded format of earlier versions and was migrated to the log.
+    public var migratedShardedFormat = false
     /// Wall-clock time start-up took, in seconds.
     public var seconds: Double = 0
 }

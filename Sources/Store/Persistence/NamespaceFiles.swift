@@ -8,12 +8,21 @@ import Darwin
 ///
 /// ```
 /// <directory>/LOCK                      advisory lock: one process at a time
-/// <directory>/snapshot.canopy           the latest snapshot (snapshot.canopy.tmp while one is written)
-/// <directory>/journal/<shard>/<first sequence>.log
+/// <directory>/state.canopy              the latest snapshot of the log's state (state.canopy.tmp while written)
+/// <directory>/log/<first sequence>.log  the journal of log entries after it
 /// ```
+///
+/// Directories written before the namespace log (a sharded `snapshot.canopy` and `journal/<shard>/`) are
+/// migrated at start-up (``LogLoader``).
 struct NamespaceFiles: Sendable {
     /// The namespace directory.
     let directory: String
+
+    var statePath: String { directory + "/state.canopy" }
+    var temporaryStatePath: String { statePath + ".tmp" }
+    var logDirectory: String { directory + "/log" }
+
+    // The sharded format's files (read only to migrate them):
 
     var snapshotPath: String { directory + "/snapshot.canopy" }
     var temporarySnapshotPath: String { snapshotPath + ".tmp" }

@@ -1,4 +1,6 @@
 import DataModel
+import Dispatch
+import Synchronization
 
 /// `canopy export` and `canopy import`: whole-namespace operations on a data directory while no server runs.
 ///
@@ -14,6 +16,8 @@ public enum OfflineTools {
         case serverValue(ValueError)
         /// Reading the input or writing the namespace failed.
         case persistence(JournalError)
+        /// The namespace refused the write.
+        case refused(StoreError)
 
         /// A one-line message.
         public var description: String {
@@ -21,73 +25,57 @@ public enum OfflineTools {
             case .invalidJSON(let error): return "invalid JSON: \(error)"
             case .serverValue(let error): return "server value: \(error)"
             case .persistence(let error): return error.description
+            case .refused(let error): return "refused: \(error)"
             }
         }
     }
 
     /// The node at `path` of the namespace in `directory`, as export-format JSON (`null` when empty or when the
-    /// namespace does not exist). Replays the journal without changing any file.
-    public static func exportJSON(directory: String, path: Path, repair: Bool = false) throws(JournalError)
-        -> [UInt8]
+    /// namespace does not exist). Replays the journal without changing any file; `compiler` compiles the rules
+    /// revisions the log holds (replay re-takes their decisions).
+    public static func exportJSON(directory: String, path: Path, repair: Bool = false,
+                                  compiler: RulesCompiler? = nil) throws(JournalError) -> [UInt8]
     {
-        let files = NamespaceFiles(directory: directory)
         guard FileSystem.isDirectory(directory) else { return Array("null".utf8) }
-        let lock = try DirectoryLock(path: files.lockPath, directory: directory)
-        defer { lock.unlock() }
-        let loaded = try NamespaceLoader.load(files, configuredLayout: ShardLayout(count: 1), repair: repair,
-                                              readOnly: true)
-        let node = TreeView(layout: loaded.layout, states: loaded.states).value(at: path)
+        var persistence = PersistenceConfiguration(directory: directory)
+        persistence.readOnly = true
+        persistence.repair = repair
+        let store = try Store(configuration: StoreConfiguration(persistence: persistence, rulesCompiler: compiler))
+        defer { try? store.close() }
         var writer = JSONWriter()
-        writer.writeExport(node)
+        writer.writeExport(store.latest.root.descendant(at: path))
         return writer.bytes
     }
 
     /// Replaces the node at `path` of the namespace in `directory` with the export-format JSON in the file at
-    /// `file`, creating the namespace if needed. The result is written as a fresh snapshot (the journals are
-    /// folded into it and deleted), so a server starting afterwards loads it without replay.
-    ///
-    /// - Parameters:
-    ///   - layout: the shard layout to write; `nil` keeps the namespace's current one (or the default for a new
-    ///     namespace). A server configured differently re-partitions at start-up.
-    ///   - clock: server time for `{".sv":"timestamp"}` in the input, milliseconds since the epoch.
-    public static func importJSON(file: String, directory: String, path: Path, layout: ShardLayout? = nil,
-                                  repair: Bool = false,
-                                  clock: @Sendable () -> Double = StoreConfiguration.systemClock)
+    /// `file`, creating the namespace if needed. The import is one privileged write in the namespace's log (server
+    /// values in the input take the entry's time); closing the store then folds the journal into a fresh snapshot,
+    /// so a server starting afterwards loads it without replay.
+    public static func importJSON(file: String, directory: String, path: Path, repair: Bool = false,
+                                  compiler: RulesCompiler? = nil,
+                                  clock: @escaping @Sendable () -> Double = StoreConfiguration.systemClock)
         throws(ImportError)
     {
         let value = try parse(file: file, depth: path.depth)
-        let files = NamespaceFiles(directory: directory)
-        let lock = try persistence { () throws(JournalError) in
-            try FileSystem.makeDirectories(directory)
-            return try DirectoryLock(path: files.lockPath, directory: directory)
+        var settings = PersistenceConfiguration(directory: directory)
+        settings.repair = repair
+        settings.snapshotIntervalSeconds = nil
+        let store = try persistence { () throws(JournalError) in
+            try Store(configuration: StoreConfiguration(persistence: settings, clock: clock, rulesCompiler: compiler))
         }
-        defer { lock.unlock() }
-        let loaded = try persistence { () throws(JournalError) in
-            let existingLayout = FileSystem.exists(files.snapshotPath)
-                ? try SnapshotFile.read(files.snapshotPath).layout : nil
-            let configured = existingLayout ?? layout ?? ShardLayout(count: StoreConfiguration.defaultShardCount)
-            return try NamespaceLoader.load(files, configuredLayout: configured, repair: repair, readOnly: false)
+        let outcome = Mutex<Result<WriteOutcome, StoreError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        store.write(.set(.node(path), value, expectedHash: nil), by: .privileged) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
         }
-        var tree = TreeView(layout: loaded.layout, states: loaded.states).wholeTree
-        let current = tree
-        do throws(ValueError) {
-            tree.set(try value.resolved(timestamp: clock()) { current.descendant(at: path.appending($0)) }, at: path)
-        } catch {
-            throw .serverValue(error)
-        }
-        let target = layout ?? loaded.layout
-        let sequence = (loaded.states.map(\.sequence).max() ?? 0) + 1
-        let states = TreeView.partition(tree, layout: target, sequence: sequence)
-        try persistence { () throws(JournalError) in
-            try SnapshotFile.write(
-                SnapshotFile.Contents(layout: target, states: states, nextTransactionId: loaded.nextTransactionId),
-                to: files.snapshotPath)
-            // The snapshot covers every journal record (its sequences are above all of them); delete them all.
-            for shard in try files.journalShards() {
-                for segment in try JournalSegment.list(in: files.journalDirectory(shard: shard)) {
-                    try FileSystem.removeFile(segment.path)
-                }
-            }
+        done.wait()
+        try persistence { () throws(JournalError) in try store.close() }
+        switch outcome.withLock({ $0 }) {
+        case .failure(.serverValue(let error))?: throw .serverValue(error)
+        case .failure(.persistence(let error))?: throw .persistence(error)
+        case .failure(let error)?: throw .refused(error)
+        case .success?, nil: return
         }
     }
 

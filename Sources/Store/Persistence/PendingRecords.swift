@@ -26,7 +26,7 @@ struct PendingBatch {
 
     /// Adds `records` (possibly none, for a barrier) and their acknowledgement; a batch's first records go into
     /// `spare` when it is the larger buffer, which saves regrowing one on every pass.
-    mutating func add(_ records: FramedRecords, ack: JournalAck, spare: inout [UInt8]) {
+    mutating func add(_ records: FramedRecords, ack: @escaping JournalAck, spare: inout [UInt8]) {
         if let first = records.firstSequence {
             if bytes.isEmpty && spare.capacity > bytes.capacity { swap(&bytes, &spare) }
             bytes.append(contentsOf: records.bytes)

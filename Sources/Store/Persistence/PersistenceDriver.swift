@@ -3,19 +3,21 @@ import Synchronization
 
 /// Takes a store's snapshots (on request, on a timer, at close) on its own queue, and holds the directory lock.
 ///
-/// A snapshot is a consistent cut of all shards: one multi-shard task per shard (in the global order, so no
-/// multi-shard write is half in it) captures the shard's state and tells its journal to start a new segment at
-/// the next sequence. The states are immutable values, so the file is then encoded and written here while the
-/// shards go on; once it is durable, each journal deletes the segments the snapshot covers.
+/// A snapshot is taken in one sequencer task, which captures the log state (an immutable value: the tree is
+/// copy-on-write) and tells the journal to start a new segment at the next sequence number. The file is then
+/// encoded and written here while the sequencer goes on; once it is durable, the journal deletes the segments the
+/// snapshot covers.
 ///
 /// | Owner | State |
 /// |---|---|
 /// | `queue` | the timer, whether a snapshot runs, the completions waiting for the running and the next one |
+/// | the store's sequencer | `lock` (set while loading, released at close) |
 final class PersistenceDriver: @unchecked Sendable {
-    // Every `var` below is owned by `queue`.
+    // Every `var` below is owned by `queue`, except `lock`.
     let settings: PersistenceConfiguration
     let files: NamespaceFiles
-    let lock: DirectoryLock?
+    /// The namespace directory's lock, taken when the store loads.
+    var lock: DirectoryLock?
     let queue = DispatchQueue(label: "canopy.store.snapshots")
     private var timer: (any DispatchSourceTimer)?
     private var isRunning = false
@@ -32,10 +34,9 @@ final class PersistenceDriver: @unchecked Sendable {
         return min(1000, max(10, Int(interval * 500)))
     }
 
-    init(settings: PersistenceConfiguration, files: NamespaceFiles, lock: DirectoryLock?) {
+    init(settings: PersistenceConfiguration) {
         self.settings = settings
-        self.files = files
-        self.lock = lock
+        files = NamespaceFiles(directory: settings.directory)
     }
 
     /// Starts the snapshot timer (unless read-only).
@@ -87,21 +88,18 @@ final class PersistenceDriver: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         isRunning = true
         let journalBytes = store.journalBytes
-        let layout = store.layout
-        store.coordinate(Array(0..<layout.count), holding: false, perShard: { shard in
-            shard.journal?.rotate(nextSequence: shard.state.sequence + 1)
-        }) { [self] id, captured in
-            let states = captured.compactMap { $0 }
+        store.queue.async { [self] in
+            let state = store.state
+            store.journal?.rotate(nextSequence: state.sequence + 1)
+            let contents = StateSnapshotFile.Contents(
+                root: state.root, sequence: state.sequence, timestamp: state.timestamp, rules: state.rules)
+            let journal = store.journal
             queue.async { [self] in
                 let result = Result { () throws(JournalError) in
-                    try SnapshotFile.write(
-                        SnapshotFile.Contents(layout: layout, states: states, nextTransactionId: id),
-                        to: files.snapshotPath)
+                    try StateSnapshotFile.write(contents, to: files.statePath)
                 }
                 if case .success = result {
-                    for (shard, state) in zip(store.shards, states) {
-                        shard.journal?.removeSegments(coveredThrough: state.sequence)
-                    }
+                    journal?.removeSegments(coveredThrough: contents.sequence)
                     lastSnapshot = .now()
                     journalBytesAtLastSnapshot = journalBytes
                 }
@@ -125,9 +123,9 @@ final class PersistenceDriver: @unchecked Sendable {
 }
 
 extension Store {
-    /// Bytes appended to all journals since the store opened.
+    /// Bytes appended to the journal since the store opened.
     var journalBytes: Int {
-        shards.reduce(0) { $0 + ($1.journal?.appendedBytes ?? 0) }
+        queue.sync { journal?.appendedBytes ?? 0 }
     }
 
     /// Takes a snapshot now (one that starts after this call); `completion` runs once it is durable and the
@@ -140,15 +138,16 @@ extension Store {
         persistence.request(store: self, completion: completion)
     }
 
-    /// Shuts the store down: rejects new writes, takes a final snapshot, syncs and closes the journals and releases
+    /// Shuts the store down: rejects new writes, takes a final snapshot, syncs and closes the journal and releases
     /// the directory lock. Blocks until done; call it from outside the store's queues (e.g. at process exit).
     ///
-    /// - Throws: the first ``JournalError`` of the snapshot or of closing a journal.
+    /// - Throws: the first ``JournalError`` of the snapshot or of closing the journal.
     public func close() throws(JournalError) {
         guard !isClosed.exchange(true, ordering: .sequentiallyConsistent) else { return }
         guard let persistence else { return }
-        defer { persistence.lock?.unlock() }
-        guard !persistence.settings.readOnly else { return }
+        let journal: JournalWriter? = queue.sync { self.journal }
+        defer { queue.sync { persistence.lock?.unlock() } }
+        guard !persistence.settings.readOnly, journal != nil else { return }
         persistence.stop()
         let outcome = Mutex<Result<Void, JournalError>?>(nil)
         let done = DispatchSemaphore(value: 0)
@@ -158,25 +157,23 @@ extension Store {
         }
         done.wait()
         var failure: JournalError?
-        for shard in shards {
-            do throws(JournalError) {
-                try shard.journal?.close()
-            } catch {
-                failure = failure ?? error
-            }
+        do throws(JournalError) {
+            try journal?.close()
+        } catch {
+            failure = error
         }
         if case .failure(let error)? = outcome.withLock({ $0 }) { throw error }
         if let failure { throw failure }
     }
-}
 
-extension Store {
     /// Test hook: stops the store as a crash would, after everything submitted so far was acknowledged: no final
-    /// snapshot; journals are closed (their records are already written) and the lock is released.
+    /// snapshot; the journal is closed (its records are already written) and the lock is released.
     package func abandonForTesting() {
         guard !isClosed.exchange(true, ordering: .sequentiallyConsistent), let persistence else { return }
         persistence.stop()
-        for shard in shards { try? shard.journal?.close() }
-        persistence.lock?.unlock()
+        queue.sync {
+            try? journal?.close()
+            persistence.lock?.unlock()
+        }
     }
 }

@@ -1,10 +1,11 @@
 import DataModel
 
-/// A write submitted to a ``Store``: Firebase's set (`p`, REST `PUT`/`DELETE`) or update (`m`, REST `PATCH`).
+/// A write submitted to a ``Store``: Firebase's set (`p`, REST `PUT`/`DELETE`), update (`m`, REST `PATCH`) or
+/// push (REST `POST`).
 ///
 /// Values are ``WriteValue``s as the JSON reader produces them, with server-value placeholders still unresolved;
 /// the store resolves them when it applies the write, against the data as it is just before the write.
-public enum StoreWrite: Sendable {
+public enum StoreWrite: Sendable, Equatable {
     /// Replaces the node (or the priority) at the target. With `expectedHash`, this is a compare-and-set: it is
     /// applied only if the hash of the current node at the target's path (wire-protocol.md §8.2) equals it, and
     /// otherwise rejected with ``StoreError/stale(current:)``. An empty hash expects an empty location.
@@ -13,6 +14,9 @@ public enum StoreWrite: Sendable {
     /// or none, and no reader sees a state in between. The parent's priority is left alone. Entries must not
     /// overlap (the SDKs guarantee it); if they do, they are applied in order.
     case update(Path, [UpdateEntry])
+    /// Sets a new child of the path, named by a push id derived from the write's log entry (its timestamp and
+    /// sequence number), so ids are time-ordered, unique in the namespace, and the same when the log is replayed.
+    case push(Path, WriteValue)
 
     /// A plain set of a node.
     public static func set(_ path: Path, _ node: Node) -> StoreWrite {
@@ -55,34 +59,19 @@ public struct Change: Sendable, Equatable {
     }
 }
 
-/// What a shard reports to the change observer for every write it applies, in apply order.
-///
-/// A multi-shard write is reported once by every participating shard, each on its own queue at the point where
-/// it applied the write, with the same ``transaction`` id and ``changes``; a view spanning several shards (a wide
-/// location) uses the id to handle it once. Values in ``changes`` are whole-tree values, also for wide paths.
+/// What the store reports to its observer for every applied write, on its sequencer, in the namespace's order.
 public struct ChangeRecord: Sendable {
-    /// The shard reporting the record (and whose queue the observer runs on).
-    public let shard: Int
-    /// The shard's record sequence number (increases by one per applied write).
+    /// The write's log sequence number.
     public let sequence: UInt64
-    /// The id of a multi-shard write, `nil` for a single-shard one.
-    public let transaction: UInt64?
-    /// Every shard that reports this record.
-    public let participants: [Int]
-    /// The changed locations, in apply order.
+    /// The changed locations, in apply order, with whole-tree values.
     public let changes: [Change]
     /// The update's path when the write was an update (`m`, REST `PATCH`), `nil` for a set: listeners report an
     /// update as one (wire `m`, stream `patch`) even when it changed a single location.
     public let updateBase: Path?
 
     /// Creates a record.
-    public init(shard: Int, sequence: UInt64, transaction: UInt64?, participants: [Int], changes: [Change],
-                updateBase: Path? = nil)
-    {
-        self.shard = shard
+    public init(sequence: UInt64, changes: [Change], updateBase: Path? = nil) {
         self.sequence = sequence
-        self.transaction = transaction
-        self.participants = participants
         self.changes = changes
         self.updateBase = updateBase
     }

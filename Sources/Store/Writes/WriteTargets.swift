@@ -1,6 +1,6 @@
 import DataModel
 
-/// A write broken down into absolute targets, as both planners consume it.
+/// A write broken down into absolute targets, in apply order.
 struct WriteTargets: Sendable {
     /// One absolute target and its value.
     struct Entry: Sendable {
@@ -16,8 +16,12 @@ struct WriteTargets: Sendable {
     /// The compare-and-set hash (sets only).
     let expectedHash: String?
 
-    init(_ write: StoreWrite) {
+    /// The targets of `write`; a push's new child is named `pushKey`.
+    init(_ write: StoreWrite, pushKey: @autoclosure () -> Key) {
         switch write {
+        case .push(let parent, let value):
+            entries = [Entry(target: .node(parent.child(pushKey())), value: value)]
+            expectedHash = nil
         case .set(let target, let value, let expectedHash):
             entries = [Entry(target: target, value: value)]
             self.expectedHash = expectedHash
@@ -31,38 +35,6 @@ struct WriteTargets: Sendable {
                 }
             }
             expectedHash = nil
-        }
-    }
-
-    /// How a write is applied.
-    enum Route: Equatable {
-        /// Nothing to apply (an update without entries).
-        case nothing
-        /// Every target lies at or below the shard depth, in this one shard.
-        case singleShard(Int)
-        /// Several shards take part (ascending): every shard if any target is wide, else the targets' owners.
-        case multiShard([Int])
-    }
-
-    /// Where `write` must run, found without building its targets (no allocation for a set, nor for an update
-    /// at or below the shard depth).
-    static func route(of write: StoreWrite, in layout: ShardLayout) -> Route {
-        switch write {
-        case .set(let target, _, _):
-            guard let owner = layout.shard(for: target.path) else { return .multiShard(Array(0..<layout.count)) }
-            return .singleShard(owner)
-        case .update(let base, let updates):
-            if updates.isEmpty { return .nothing }
-            if let owner = layout.shard(for: base) { return .singleShard(owner) }
-            var owners: [Int] = []
-            for update in updates {
-                guard let owner = layout.shard(for: base, appending: update.target.path) else {
-                    return .multiShard(Array(0..<layout.count))
-                }
-                if !owners.contains(owner) { owners.append(owner) }
-            }
-            if owners.count == 1 { return .singleShard(owners[0]) }
-            return .multiShard(owners.sorted())
         }
     }
 }

@@ -211,7 +211,7 @@ enum SnapshotFile {
 }
 
 /// Receives a section's encoding in pieces: appends them to the file and keeps the running length and checksum.
-private final class SectionSink {
+final class SectionSink {
     let file: FileDescriptor
     let path: String
     private(set) var length = 0

@@ -15,7 +15,8 @@ struct LoadedNamespace: Sendable {
     var report: LoadReport
 }
 
-/// Start-up: load the snapshot, replay each shard's journal after it, drop what a crash left incomplete.
+/// Loads a directory of the sharded format that preceded the namespace log (for its migration, ``LogLoader``):
+/// the snapshot, each shard's journal replayed after it, minus what a crash left incomplete.
 ///
 /// 1. Read `snapshot.canopy` (a namespace without one is created with an empty snapshot recording the layout).
 /// 2. Read every shard journal of the snapshot's layout. A torn final record is dropped; other damage stops
@@ -27,8 +28,6 @@ struct LoadedNamespace: Sendable {
 ///    until no incomplete write remains.
 /// 5. Replay the rest, shards in parallel, and truncate the files where they were cut, so appends continue after
 ///    the last good record.
-/// 6. If the configured layout differs from the snapshot's, re-partition the tree, write a snapshot in the new
-///    layout and delete the old journals.
 enum NamespaceLoader {
     static func load(_ files: NamespaceFiles, configuredLayout: ShardLayout, repair: Bool, readOnly: Bool)
         throws(JournalError) -> LoadedNamespace
@@ -110,9 +109,6 @@ enum NamespaceLoader {
 
         var loaded = LoadedNamespace(layout: layout, states: states, segments: segments,
                                      nextTransactionId: nextTransactionId, report: report)
-        if layout != configuredLayout && !readOnly {
-            try relayout(&loaded, files: files, to: configuredLayout)
-        }
         loaded.report.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         return loaded
     }
@@ -202,28 +198,5 @@ enum NamespaceLoader {
             }
         }
         return cuts
-    }
-
-    /// Re-partitions `loaded` into `layout`: writes a snapshot in the new layout, then deletes the old journals.
-    private static func relayout(_ loaded: inout LoadedNamespace, files: NamespaceFiles, to layout: ShardLayout)
-        throws(JournalError)
-    {
-        let tree = TreeView(layout: loaded.layout, states: loaded.states).wholeTree
-        // Every old record is at or below the highest old sequence, so a crash after the snapshot but before the
-        // deletions below leaves only records the new snapshot covers.
-        let sequence = loaded.states.map(\.sequence).max() ?? 0
-        let states = TreeView.partition(tree, layout: layout, sequence: sequence)
-        try SnapshotFile.write(
-            SnapshotFile.Contents(layout: layout, states: states, nextTransactionId: loaded.nextTransactionId),
-            to: files.snapshotPath)
-        for shard in try files.journalShards() {
-            let directory = files.journalDirectory(shard: shard)
-            for segment in try JournalSegment.list(in: directory) { try FileSystem.removeFile(segment.path) }
-            try FileSystem.synchronizeDirectory(directory)
-        }
-        loaded.report.previousLayout = loaded.layout
-        loaded.layout = layout
-        loaded.states = states
-        loaded.segments = Array(repeating: [], count: layout.count)
     }
 }

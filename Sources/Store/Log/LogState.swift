@@ -1,0 +1,167 @@
+import DataModel
+
+/// A namespace as its log has built it: the whole tree, the last entry's sequence number and time, and the rules
+/// in force. ``apply(_:isReplay:)`` is the namespace's one state transition, a pure function of the state and the
+/// entry: no clock, no randomness, no iteration over unordered collections.
+public struct LogState: Sendable {
+    /// The whole tree.
+    public private(set) var root: Node
+    /// The sequence number of the last entry applied (0 before the first).
+    public private(set) var sequence: UInt64
+    /// The last entry's server time (milliseconds since the Unix epoch; 0 before the first).
+    public private(set) var timestamp: Double
+    /// The rules revision in force.
+    public private(set) var rules: RulesRevision
+    /// The compiled rules in force, `nil` when there are none (every write is allowed).
+    public private(set) var policy: (any WritePolicy)?
+    /// Compiles rules revisions.
+    private let compiler: RulesCompiler?
+
+    /// The state of a new namespace: empty, no entry yet, no rules.
+    init(compiler: RulesCompiler?) {
+        root = .empty
+        sequence = 0
+        timestamp = 0
+        rules = .initial
+        policy = nil
+        self.compiler = compiler
+    }
+
+    /// A state as a snapshot recorded it; compiles its rules.
+    ///
+    /// - Throws: ``LogStateError`` when the rules need a compiler the store was not given, or no longer compile.
+    init(root: Node, sequence: UInt64, timestamp: Double, rules: RulesRevision, compiler: RulesCompiler?)
+        throws(LogStateError)
+    {
+        self.root = root
+        self.sequence = sequence
+        self.timestamp = timestamp
+        self.rules = rules
+        self.compiler = compiler
+        policy = nil
+        if let source = rules.source {
+            guard let compiler else { throw .noCompiler(version: rules.version) }
+            guard let compiled = compiler(source) else { throw .rulesDoNotCompile(version: rules.version) }
+            policy = compiled
+        }
+    }
+
+    /// What applying an entry did.
+    public enum Outcome: Sendable {
+        /// The write was applied; the record is what listeners see.
+        case applied(WriteOutcome, ChangeRecord)
+        /// The write was rejected and changed nothing.
+        case rejected(StoreError)
+        /// The entry put a rules revision in force (`compiled` is false when its source did not compile: then
+        /// every write judged by the rules is denied until the next revision).
+        case rulesInstalled(compiled: Bool)
+    }
+
+    /// Applies the entry that follows the state (its sequence number must be ``sequence`` + 1).
+    ///
+    /// - Parameter isReplay: passed on to the rules, which then need not report their decision again.
+    public mutating func apply(_ entry: LogEntry, isReplay: Bool = false) -> Outcome {
+        sequence = entry.sequence
+        timestamp = entry.timestamp
+        switch entry.operation {
+        case .rules(let revision):
+            rules = revision
+            guard let source = revision.source else {
+                policy = nil
+                return .rulesInstalled(compiled: true)
+            }
+            let compiled = compiler?(source)
+            policy = compiled ?? DenyingPolicy()
+            return .rulesInstalled(compiled: compiled != nil)
+        case .write(let write, let caller, _):
+            do throws(StoreError) {
+                let (outcome, record) = try apply(write, caller: caller, entry: entry, isReplay: isReplay)
+                return .applied(outcome, record)
+            } catch {
+                return .rejected(error)
+            }
+        }
+    }
+
+    /// Applies one write, or throws why it is rejected (then nothing changed).
+    private mutating func apply(_ write: StoreWrite, caller: WriteCaller, entry: LogEntry, isReplay: Bool)
+        throws(StoreError) -> (WriteOutcome, ChangeRecord)
+    {
+        var judge: (policy: any WritePolicy, auth: JSONValue?)?
+        if case .user(let auth) = caller, let policy { judge = (policy, auth) }
+        if judge == nil, case .set(.node(let path), let value, let expectedHash) = write, value.serverValues.isEmpty {
+            // The common case, in one walk down the tree and in place: a plain set nobody needs to judge.
+            if let expectedHash {
+                let current = root.descendant(at: path)
+                if Store.hash(of: current) != expectedHash { throw .stale(current: current) }
+            }
+            var old = Node.empty
+            let node = value.node
+            root.modifyDescendant(at: path) { current in
+                old = current
+                current = node
+            }
+            let change = Change(path: path, oldValue: old, newValue: node)
+            return (WriteOutcome(change: change), ChangeRecord(sequence: entry.sequence, changes: [change]))
+        }
+        let pushKey = Key(trusted: PushIDGenerator.id(timestamp: Int64(entry.timestamp), sequence: entry.sequence))
+        let targets = WriteTargets(write, pushKey: pushKey)
+        let before = root
+        if let expected = targets.expectedHash, let first = targets.entries.first {
+            let current = before.descendant(at: first.path)
+            if Store.hash(of: current) != expected { throw .stale(current: current) }
+        }
+        var resolved: [ResolvedValue] = []
+        resolved.reserveCapacity(targets.entries.count)
+        for target in targets.entries {
+            resolved.append(try target.resolve(timestamp: entry.timestamp) { before.descendant(at: $0) })
+        }
+        var after = before
+        for (target, value) in zip(targets.entries, resolved) {
+            switch value {
+            case .node(let node): after.set(node, at: target.path)
+            case .priority(let priority): after.modifyDescendant(at: target.path) { $0.setPriority(priority) }
+            }
+        }
+        let changes = targets.entries.map { target in
+            Change(path: target.path, oldValue: before.descendant(at: target.path),
+                   newValue: after.descendant(at: target.path))
+        }
+        if let judge {
+            let judged: StoreWrite
+            if case .push(_, let value) = write, let first = targets.entries.first {
+                judged = .set(first.target, value, expectedHash: nil)
+            } else {
+                judged = write
+            }
+            let authorization = WriteAuthorization(
+                write: judged, auth: judge.auth, oldRoot: before, newRoot: after, timestamp: entry.timestamp,
+                changes: changes, isReplay: isReplay)
+            guard judge.policy.allows(authorization) else { throw .denied }
+        }
+        root = after
+        return (WriteOutcome(changes: changes),
+                ChangeRecord(sequence: entry.sequence, changes: changes, updateBase: write.updateBase))
+    }
+}
+
+/// Why a recorded state cannot be restored.
+public enum LogStateError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The log holds rules but the store was opened without a ``RulesCompiler``.
+    case noCompiler(version: UInt64)
+    /// The rules recorded in a snapshot no longer compile.
+    case rulesDoNotCompile(version: UInt64)
+
+    /// A one-line message.
+    public var description: String {
+        switch self {
+        case .noCompiler(let version): return "rules version \(version) is recorded, but no rules compiler was given"
+        case .rulesDoNotCompile(let version): return "rules version \(version) does not compile"
+        }
+    }
+}
+
+/// The policy of a rules revision that did not compile: every judged write is denied (failing closed).
+private struct DenyingPolicy: WritePolicy {
+    func allows(_ authorization: WriteAuthorization) -> Bool { false }
+}
