@@ -117,7 +117,11 @@ let package = Package(
             ]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "DataModel", "TestSupport"]),
         .testTarget(
-            name: "GatewayTests", dependencies: ["Gateway", "Store", "DataModel", "Wire", "HTTP1", "Primitives", "TestSupport"]),
+            name: "GatewayTests",
+            dependencies: [
+                "Gateway", "Store", "DataModel", "Wire", "HTTP1", "Primitives", "TestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
         .testTarget(
             name: "AuthTests",
             dependencies: ["Auth", "DataModel", "TestSupport", .product(name: "JWTKit", package: "jwt-kit")]),

@@ -29,8 +29,8 @@ final class Namespace: Sendable {
     }
 
     /// The shared view of `query` at `path`, created when it is new (it loads when its first listen takes its place
-    /// in the order); registers `subscription` there in order, or calls `denied` on the subscriber's loop when the
-    /// rules do not let it read. Give the listen back with ``unsubscribe(_:)``.
+    /// in the order, ``subscribe(_:rulesGate:request:denied:)``). Each call counts one reference, given back when
+    /// the listen is refused or ends (``unsubscribe(_:)``).
     func acquireView(at path: Path, query: QueryParams, metrics: GatewayMetrics) -> View {
         let key = ViewKey(path: path, query: query)
         return registry.acquire(key) { View(key: key, query: query, metrics: metrics) }.view

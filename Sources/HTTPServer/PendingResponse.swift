@@ -4,8 +4,8 @@ import Transport
 
 /// The answer still owed to a request routed as ``Route/deferred(_:)``.
 ///
-/// Complete it exactly once, from any thread: the response is handed to the connection's loop and sent in request
-/// order. Completing it after the peer went away does nothing; later completions are ignored.
+/// Complete it exactly once, from any thread, with a response or a stream: it is handed to the connection's loop
+/// and sent in request order. Completing it after the peer went away does nothing; later completions are ignored.
 public final class PendingResponse: Sendable {
     private let owner: Mutex<ServerConnection?>
     private let keepAlive: Bool
@@ -24,5 +24,12 @@ public final class PendingResponse: Sendable {
         let keepAlive = self.keepAlive
         // The loop flushes at the end of its pass, so answers completed together leave in one write.
         loop.execute { connection.completeDeferred(response, keepAlive: keepAlive) }
+    }
+
+    /// Answers with a streaming response instead (as ``Route/stream(head:start:)`` would have): `head` is sent on
+    /// the connection's loop, then `start` runs there with the stream.
+    public func startStream(head: HTTPResponseHead, start: @escaping @Sendable (ResponseStream) -> Void) {
+        guard let connection = owner.withLock({ owner in defer { owner = nil }; return owner }) else { return }
+        loop.execute { connection.completeDeferred(streaming: head, start: start) }
     }
 }

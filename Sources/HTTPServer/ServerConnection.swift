@@ -107,12 +107,17 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
         case .webSocket(let makeDelegate):
             upgrade(request, makeDelegate: makeDelegate)
         case .stream(let head, let start):
-            let stream = ResponseStream(owner: self)
-            mode = .stream(stream)
-            connection.idleTimeoutNanoseconds = 0
-            sendPlaintext(head.encoded())
-            start(stream)
+            beginStream(head: head, start: start)
         }
+    }
+
+    /// Sends a streaming response's head and hands the stream to `start`; the connection serves nothing else.
+    private func beginStream(head: HTTPResponseHead, start: @Sendable (ResponseStream) -> Void) {
+        let stream = ResponseStream(owner: self)
+        mode = .stream(stream)
+        connection.idleTimeoutNanoseconds = 0
+        sendPlaintext(head.encoded())
+        start(stream)
     }
 
     private func upgrade(
@@ -145,6 +150,13 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
         } else {
             respondAndClose(response, reason: "request done")
         }
+    }
+
+    /// Answers a deferred request with a streaming response.
+    func completeDeferred(streaming head: HTTPResponseHead, start: @Sendable (ResponseStream) -> Void) {
+        guard awaitingResponse, !connection.isClosed else { return }
+        awaitingResponse = false
+        beginStream(head: head, start: start)
     }
 
     // MARK: - Outbound

@@ -9,7 +9,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidPriority
     /// A server value could not be resolved (an increment overflowed the number range).
     case serverValue(ValueError)
-    /// The write was applied in memory but its journal record could not be made durable; the shard accepts no
+    /// The write was applied in memory but its journal record could not be made durable; the store accepts no
     /// further writes, and whether this one survives a restart is unknown.
     case persistence(JournalError)
     /// The store is shut down or its persistence failed earlier.

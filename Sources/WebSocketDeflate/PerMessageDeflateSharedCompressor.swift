@@ -7,7 +7,7 @@
 /// time (an ad-hoc measurement here found both at roughly 100,000 compressions per second of 1.5 KB JSON); the real
 /// saving of fan-out is compressing once instead of once per receiver.
 ///
-/// Not thread-safe: keep one per queue (for example one per store shard).
+/// Not thread-safe: keep one per queue.
 public final class PerMessageDeflateSharedCompressor {
     /// The window the output is valid for (8...15).
     public let windowBits: Int

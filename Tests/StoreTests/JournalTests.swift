@@ -42,7 +42,7 @@ struct JournalTests {
         return results.withLock { $0 }
     }
 
-    static func payloads(of journal: ShardJournal) -> [[UInt8]] {
+    static func payloads(of journal: JournalContents) -> [[UInt8]] {
         journal.entries.map { Array($0.payload) }
     }
 
@@ -116,7 +116,7 @@ struct JournalTests {
         let read = try JournalReader.read(directory: directory.path, repair: false)
         #expect(Self.payloads(of: read) == (1...19).map(Self.payload))
         let lastRecordSize = RecordFraming.headerSize + Self.payload(20).count
-        #expect(read.tornTail == ShardJournal.Position(segment: 0, offset: size - lastRecordSize))
+        #expect(read.tornTail == JournalContents.Position(segment: 0, offset: size - lastRecordSize))
     }
 
     @Test("damage before the last record stops reading with the file and offset, unless repairing")
@@ -136,6 +136,6 @@ struct JournalTests {
         }
         let repaired = try JournalReader.read(directory: directory.path, repair: true)
         #expect(Self.payloads(of: repaired) == (1...5).map(Self.payload))
-        #expect(repaired.repairedCorruption == ShardJournal.Position(segment: 0, offset: 5 * recordSize))
+        #expect(repaired.repairedCorruption == JournalContents.Position(segment: 0, offset: 5 * recordSize))
     }
 }

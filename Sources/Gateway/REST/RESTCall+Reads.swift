@@ -61,21 +61,29 @@ extension RESTCall {
         }
     }
 
+    /// An event stream: refused with 401 when the rules deny reading at the request's place in the order (the
+    /// stream's listen is checked again at its own place, and ends with `cancel` if refused there).
     func streamRoute(_ shape: RESTReadShape) throws(RESTError) -> Route {
         if case .shallow = shape { throw .badRequest("shallow is not supported for streaming") }
         let query = try checkedQuery(shape)
-        // Refused up front when the rules already deny it; the listen is checked again at its place in the order.
-        let latest = namespace.store.latest
-        if latest.isAvailable, !gate.mayRead(path, query: query, in: latest) { throw .permissionDenied }
         var headers = reply.commonHeaders(contentType: "text/event-stream; charset=utf-8")
         headers.add(name: "Transfer-Encoding", value: "chunked")
+        let head = HTTPResponseHead(status: .ok, headers: headers)
         let acceptedUntil: Double?
         if case .user(let user) = identity { acceptedUntil = user.acceptedUntil } else { acceptedUntil = nil }
-        return .stream(head: HTTPResponseHead(status: .ok, headers: headers)) { [self] stream in
-            let eventStream = EventStream(
-                stream: stream, gateway: gateway, namespace: namespace, path: path, query: query ?? .all,
-                identity: identity, caller: caller)
-            eventStream.start(acceptedUntil: acceptedUntil)
+        return .deferred { [self] pending in
+            namespace.store.inOrder { snapshot in
+                guard snapshot.isAvailable else { return pending.respond(reply.failure(.namespaceUnavailable)) }
+                guard gate.mayRead(path, query: query, in: snapshot) else {
+                    return pending.respond(reply.failure(.permissionDenied))
+                }
+                pending.startStream(head: head) { stream in
+                    let eventStream = EventStream(
+                        stream: stream, gateway: gateway, namespace: namespace, path: path, query: query ?? .all,
+                        identity: identity, caller: caller)
+                    eventStream.start(acceptedUntil: acceptedUntil)
+                }
+            }
         }
     }
 

@@ -56,7 +56,7 @@ enum NamespaceLoader {
         try removeStrayJournals(files, layout: layout, covered: contents.states.map(\.sequence).min() ?? 0,
                                 readOnly: readOnly)
 
-        var journals: [ShardJournal] = []
+        var journals: [JournalContents] = []
         var records: [[DecodedRecord]] = []
         for shard in 0..<layout.count {
             let journal = try JournalReader.read(directory: files.journalDirectory(shard: shard), repair: repair)
@@ -84,11 +84,11 @@ enum NamespaceLoader {
                 if let tag = decoded.record.transaction { nextTransactionId = max(nextTransactionId, tag.id + 1) }
             }
             let journal = journals[shard]
-            var cut: (ShardJournal.Position, LoadReport.Discard.Reason)?
+            var cut: (JournalContents.Position, LoadReport.Discard.Reason)?
             if cuts[shard] < records[shard].count {
                 let decoded = records[shard][cuts[shard]]
                 let entry = journal.entries[decoded.entry]
-                cut = (ShardJournal.Position(segment: entry.segment, offset: entry.offset),
+                cut = (JournalContents.Position(segment: entry.segment, offset: entry.offset),
                        .incompleteTransaction(id: decoded.record.transaction?.id ?? 0))
             } else if let torn = journal.tornTail {
                 cut = (torn, .tornTail)
@@ -143,7 +143,7 @@ enum NamespaceLoader {
     }
 
     /// Decodes the records of `journal` that come after `sequence`; they must continue it without gaps.
-    private static func decode(_ journal: ShardJournal, after sequence: UInt64, layout: ShardLayout)
+    private static func decode(_ journal: JournalContents, after sequence: UInt64, layout: ShardLayout)
         throws(JournalError) -> [DecodedRecord]
     {
         var decoded: [DecodedRecord] = []

@@ -17,8 +17,9 @@ public struct LogState: Sendable {
     /// Compiles rules revisions.
     private let compiler: RulesCompiler?
 
-    /// The state of a new namespace: empty, no entry yet, no rules.
-    init(compiler: RulesCompiler?) {
+    /// The state of a new namespace: empty, no entry yet, no rules; `compiler` compiles the rules revisions its
+    /// entries put in force.
+    public init(compiler: RulesCompiler?) {
         root = .empty
         sequence = 0
         timestamp = 0

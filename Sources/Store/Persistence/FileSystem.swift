@@ -7,7 +7,7 @@ import Darwin
 /// The few file-system operations persistence needs, as thin wrappers over POSIX that retry `EINTR` and turn
 /// failures into ``JournalError/systemCall(_:path:errno:)`` naming the call and the file.
 ///
-/// Everything here blocks; it runs on the journal and snapshot queues or during start-up, never on a shard queue.
+/// Everything here blocks; it runs on the journal and snapshot queues or during start-up, never on the sequencer.
 enum FileSystem {
     /// Creates `path` and any missing parents (mode 0755); existing directories are fine.
     static func makeDirectories(_ path: String) throws(JournalError) {

@@ -1,5 +1,5 @@
 /// The valid records of a journal, read at start-up, and where its damage (if any) starts.
-struct ShardJournal: Sendable {
+struct JournalContents: Sendable {
     /// One valid record.
     struct Entry: Sendable {
         /// Index into ``segments``.
@@ -33,12 +33,12 @@ struct ShardJournal: Sendable {
 enum JournalReader {
     /// Reads every segment in `directory`.
     ///
-    /// Damage in the last segment that looks like a torn final write ends the journal there (``ShardJournal/tornTail``).
+    /// Damage in the last segment that looks like a torn final write ends the journal there (``JournalContents/tornTail``).
     /// Any other damage throws ``JournalError/corrupt(file:offset:)`` naming the file and byte offset, unless
     /// `repair` is set, in which case the journal ends at the last good record before it.
-    static func read(directory: String, repair: Bool) throws(JournalError) -> ShardJournal {
+    static func read(directory: String, repair: Bool) throws(JournalError) -> JournalContents {
         let segments = try JournalSegment.list(in: directory)
-        var entries: [ShardJournal.Entry] = []
+        var entries: [JournalContents.Entry] = []
         for (index, segment) in segments.enumerated() {
             let bytes = try FileSystem.readFile(segment.path)
             let isLast = index == segments.count - 1
@@ -49,26 +49,26 @@ enum JournalReader {
                     case .end:
                         return nil
                     case .record(let offset, let payload):
-                        entries.append(ShardJournal.Entry(segment: index, offset: offset, payload: bytes[payload]))
+                        entries.append(JournalContents.Entry(segment: index, offset: offset, payload: bytes[payload]))
                     case .damaged(let offset, let damage):
                         return (offset, isLast && scanner.isTornTail(at: offset, damage: damage))
                     }
                 }
             }
             guard let damage else { continue }
-            let position = ShardJournal.Position(segment: index, offset: damage.offset)
+            let position = JournalContents.Position(segment: index, offset: damage.offset)
             if damage.torn {
-                return ShardJournal(segments: segments, entries: entries, tornTail: position, repairedCorruption: nil)
+                return JournalContents(segments: segments, entries: entries, tornTail: position, repairedCorruption: nil)
             }
             guard repair else { throw .corrupt(file: segment.path, offset: damage.offset) }
-            return ShardJournal(segments: segments, entries: entries, tornTail: nil, repairedCorruption: position)
+            return JournalContents(segments: segments, entries: entries, tornTail: nil, repairedCorruption: position)
         }
-        return ShardJournal(segments: segments, entries: entries, tornTail: nil, repairedCorruption: nil)
+        return JournalContents(segments: segments, entries: entries, tornTail: nil, repairedCorruption: nil)
     }
 
     /// Cuts the journal at `position`: truncates that segment there and deletes every later segment, then syncs
     /// the directory. Returns the segments that remain.
-    static func truncate(_ journal: ShardJournal, at position: ShardJournal.Position, directory: String)
+    static func truncate(_ journal: JournalContents, at position: JournalContents.Position, directory: String)
         throws(JournalError) -> [JournalSegment]
     {
         let kept = Array(journal.segments[...position.segment])

@@ -1,4 +1,4 @@
-/// One journal segment file of a shard: `<first sequence, 20 digits>.log` in the shard's journal directory.
+/// One journal segment file: `<first sequence, 20 digits>.log` in a journal directory.
 ///
 /// Segments are named by the sequence number of their first record, so sorting names sorts segments, and a
 /// segment whose successor starts at or below `s + 1` holds only records up to `s`.

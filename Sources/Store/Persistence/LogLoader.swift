@@ -86,7 +86,7 @@ enum LogLoader {
         }
 
         var remaining = journal.segments
-        var cut: (ShardJournal.Position, LoadReport.Discard.Reason)?
+        var cut: (JournalContents.Position, LoadReport.Discard.Reason)?
         if let torn = journal.tornTail {
             cut = (torn, .tornTail)
         } else if let corruption = journal.repairedCorruption {

@@ -47,6 +47,31 @@ public enum OfflineTools {
         return writer.bytes
     }
 
+    /// The log entries in the journal of the namespace in `directory` (those after its last snapshot), decoded
+    /// without applying them: to inspect a log or replay it elsewhere (``LogState/apply(_:isReplay:)``).
+    public static func journalEntries(directory: String) throws(JournalError) -> (snapshotSequence: UInt64,
+                                                                                  entries: [LogEntry])
+    {
+        let files = NamespaceFiles(directory: directory)
+        let lock = try DirectoryLock(path: files.lockPath, directory: directory)
+        defer { lock.unlock() }
+        let snapshot = try StateSnapshotFile.read(files.statePath)
+        let journal = try JournalReader.read(directory: files.logDirectory, repair: false)
+        var entries: [LogEntry] = []
+        for entry in journal.entries {
+            do throws(BinaryDecodingError) {
+                let decoded = try withBytes(of: entry.payload) { (raw) throws(BinaryDecodingError) in
+                    try LogEntryCodec.decode(raw)
+                }
+                if decoded.sequence > snapshot.sequence { entries.append(decoded) }
+            } catch {
+                throw .undecodableRecord(file: journal.segments[entry.segment].path, offset: entry.offset,
+                                         reason: error.reason)
+            }
+        }
+        return (snapshot.sequence, entries)
+    }
+
     /// Replaces the node at `path` of the namespace in `directory` with the export-format JSON in the file at
     /// `file`, creating the namespace if needed. The import is one privileged write in the namespace's log (server
     /// values in the input take the entry's time); closing the store then folds the journal into a fresh snapshot,

@@ -120,7 +120,7 @@ struct RecordScanner {
     /// Whether damage at `offset` looks like the torn final write of a crash rather than corruption: the record
     /// is cut off by the end of the file, or it is the last record and its payload failed its checksum, or
     /// everything from `offset` to the end of the file is zero bytes (space the file system allocated but the
-    /// crash never filled). Callers only ask this for the last segment of a shard.
+    /// crash never filled). Callers only ask this for the last segment of a journal.
     func isTornTail(at offset: Int, damage: RecordDamage) -> Bool {
         switch damage {
         case .truncatedHeader, .truncatedPayload:

@@ -1,0 +1,289 @@
+"""One order per namespace (issue 13): a connection's requests take effect in the order it sent them, a write is
+judged by the rules against a tree holding every earlier write, and every client sees the events of one total order.
+
+Clients pipeline their requests (no waiting between them), so the server, not the test, decides what runs when;
+every check compares what clients observed with one another and with a model, never with sleeps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from typing import Any
+
+import pytest
+
+import firebase_model as model
+import tokens
+from conftest import Clients, ServerFactory
+from rest_client import StreamCollector, open_stream
+
+SECRET = "canopy-ordering-secret-0123456789abcdef"
+KEYS = 16
+
+
+def token(uid: str) -> str:
+    return tokens.hs256(SECRET, tokens.claims(uid))
+
+
+def write_ids(data: Any) -> list[int]:
+    """Every write id (``{"id": n}`` members) in a push's data, in document order."""
+    found: list[int] = []
+    if isinstance(data, dict):
+        if isinstance(data.get("id"), int):
+            found.append(data["id"])
+        for key, value in data.items():
+            if key != "id":
+                found.extend(write_ids(value))
+    return found
+
+
+def acknowledgement_order(client, numbers: set[int]) -> list[int]:
+    """The request numbers of ``numbers`` in the order their responses arrived."""
+    return [entry.body.get("r") for entry in client.log if entry.is_response and entry.body.get("r") in numbers]
+
+
+@pytest.mark.timeout(120)
+async def test_pipelined_writes_over_many_keys_are_acknowledged_and_seen_in_request_order(server, ns):
+    count = 4000
+    async with Clients(server.port) as clients:
+        per_key = await clients.connect(ns)
+        for key in range(KEYS):
+            _, response = await per_key.listen(f"/k{key}")
+            assert response.ok
+        root = await clients.connect(ns)
+        _, response = await root.listen("/")
+        assert response.ok
+        stream = open_stream(server.port, "/", ns, timeout=60)
+        stream.expect("put")
+        collector = StreamCollector(stream, count, timeout=100)
+        collector.start()
+
+        writer = await clients.connect(ns)
+        futures = [await writer.send_request("p", {"p": f"/k{i % KEYS}/v", "d": i}) for i in range(count)]
+        responses = [await writer.wait_response(future, 60) for future in futures]
+        assert all(response.ok for response in responses), [r for r in responses if not r.ok][:3]
+        numbers = {response.r for response in responses}
+        acked = acknowledgement_order(writer, numbers)
+        assert acked == sorted(acked), "acknowledgements overtook each other"
+
+        for client in (per_key, root):
+            await client.wait_for(lambda e: e.is_push and e.payload.get("d") == count - 1, 60,
+                                  "the last write's event")
+            values = [push.payload.get("d") for push in client.pushes() if isinstance(push.payload.get("d"), int)]
+            assert values == list(range(count)), \
+                f"{sum(1 for a, b in zip(values, values[1:]) if b <= a)} values out of order"
+        events = collector.result(100)
+        values = [event.value for event in events if event.name == "put"]
+        assert values == list(range(count)), "the event stream saw the writes out of order"
+        stream.close()
+
+
+PROFILE_RULES = {
+    "rules": {
+        "profiles": {"$uid": {".read": "auth.uid == $uid", ".write": "auth.uid == $uid"}},
+        "posts": {"$p": {".read": True, ".write": "root.child('profiles/' + auth.uid).exists()"}},
+        "grants": {"$uid": {".write": "auth.uid == $uid"}},
+        "secrets": {"$uid": {".read": "root.child('grants/' + auth.uid).exists()",
+                             ".write": "root.child('grants/' + auth.uid).exists()"}},
+    }
+}
+
+
+@pytest.fixture(scope="module")
+def rules_server(tmp_path_factory):
+    path = tmp_path_factory.mktemp("ordering-rules") / "database.rules.json"
+    path.write_text(json.dumps(PROFILE_RULES))
+    factory = ServerFactory()
+    yield factory("--rules", str(path), "--auth-secret", SECRET)
+    factory.finish()
+
+
+@pytest.mark.timeout(60)
+async def test_a_write_is_judged_against_the_connections_earlier_writes(rules_server, ns):
+    rounds = 200
+    async with Clients(rules_server.port) as clients:
+        alice = await clients.connect(ns)
+        assert (await alice.auth(token("alice"))).ok
+        futures = []
+        for index in range(rounds):
+            futures.append(("profile", await alice.send_request("p", {"p": "/profiles/alice", "d": {"n": index}})))
+            futures.append(("post", await alice.send_request("p", {"p": f"/posts/p{index}", "d": index})))
+            futures.append(("remove", await alice.send_request("p", {"p": "/profiles/alice", "d": None})))
+        denied = []
+        for kind, future in futures:
+            response = await alice.wait_response(future, 30)
+            if not response.ok:
+                denied.append((kind, response.status))
+        assert denied == [], f"{len(denied)} of {len(futures)} requests denied: {denied[:5]}"
+        # With the profile removed last, a further post is denied: the rule really reads the tree.
+        assert (await alice.put("/posts/late", 1)).status == "permission_denied"
+
+
+@pytest.mark.timeout(60)
+async def test_a_listen_and_a_get_after_a_write_are_judged_with_it(rules_server, ns):
+    """100 pipelined rounds of: grant myself access, listen, get, write, revoke, get again. Each request must be
+    judged with the grant or revocation sent just before it."""
+    rounds = 100
+    async with Clients(rules_server.port) as clients:
+        bob = await clients.connect(ns)
+        assert (await bob.auth(token("bob"))).ok
+        admin = await clients.connect(ns)
+        assert (await admin.auth("owner", action="gauth")).ok
+        assert (await admin.put("/secrets/bob", {"plan": "x"})).ok
+        expected = []
+        for index in range(rounds):
+            expected.append(("grant", "ok", await bob.send_request("p", {"p": "/grants/bob", "d": True})))
+            view, listen = await bob.listen_nowait("/secrets/bob")
+            expected.append(("listen", "ok", listen))
+            expected.append(("get", "ok", await bob.send_request("g", {"p": "/secrets/bob", "q": {}})))
+            expected.append(("write", "ok", await bob.send_request("p", {"p": "/secrets/bob/n", "d": index})))
+            expected.append(("unlisten", "ok", await bob.send_request("n", {"p": "/secrets/bob"})))
+            bob.views.remove(view)
+            expected.append(("revoke", "ok", await bob.send_request("p", {"p": "/grants/bob", "d": None})))
+            expected.append(("get after revoke", "permission_denied",
+                             await bob.send_request("g", {"p": "/secrets/bob", "q": {}})))
+        wrong = []
+        for what, status, future in expected:
+            response = await bob.wait_response(future, 30)
+            if response.status != status:
+                wrong.append((what, response.status))
+        assert wrong == [], f"{len(wrong)} of {len(expected)} requests judged out of order: {wrong[:6]}"
+
+
+class Model:
+    """What the writes of the concurrency test do, replayed in the order the clients observed."""
+
+    def __init__(self):
+        self.root: Any = None
+
+    def apply(self, write: dict) -> None:
+        if write["kind"] == "set":
+            self.root = model.set_at(self.root, write["path"], write["data"])
+        elif write["kind"] == "update":
+            self.root = model.update_at(self.root, "/", write["data"])
+        else:
+            self.root = model.set_at(self.root, "/counter", write["data"])
+
+
+@pytest.mark.timeout(120)
+async def test_concurrent_clients_observe_one_total_order(server, ns):
+    """Several connections write concurrently to overlapping keys: sets, multi-path updates and compare-and-set
+    transactions on one counter. Every client listens at the root from before the first write. The checker asks:
+    did every client see the same sequence of writes, did each see its own writes before their acknowledgements
+    and in the order it sent them, does replaying that sequence give the tree the server holds, and do the accepted
+    transactions form one chain (each read the value the previous one wrote)?"""
+    writers = 5
+    per_writer = 300
+    keys = ["a", "b", "c", "d"]
+    async with Clients(server.port) as clients:
+        connections = [await clients.connect(ns) for _ in range(writers)]
+        for client in connections:
+            _, response = await client.listen("/")
+            assert response.ok
+        assert (await connections[0].put("/counter", {"n": 0, "id": 0})).ok
+        writes: dict[int, dict] = {}
+        sent: list[list[tuple[int, int]]] = [[] for _ in range(writers)]  # (request number, write id)
+        transactions: dict[int, int] = {}  # write id -> the counter value it expected
+
+        async def run_writer(index: int) -> None:
+            client = connections[index]
+            rng = random.Random(index)
+            for step in range(per_writer):
+                write_id = 1 + index * per_writer + step
+                choice = rng.random()
+                if choice < 0.4:
+                    path = f"/{rng.choice(keys)}/{rng.choice(keys)}"
+                    write = {"kind": "set", "path": path, "data": {"id": write_id}}
+                    body = {"p": path, "d": write["data"]}
+                    action = "p"
+                elif choice < 0.8:
+                    first, second = rng.sample(keys, 2)
+                    data = {f"{first}/x": {"id": write_id}, f"{second}/y": {"id": write_id}}
+                    write = {"kind": "update", "data": data}
+                    body = {"p": "/", "d": data}
+                    action = "m"
+                else:
+                    # A transaction as the SDK sends it: the value its view holds, with that value's hash.
+                    counter_seen = counter_value(client)
+                    current = {"n": counter_seen, "id": latest_counter_id(client)}
+                    write = {"kind": "cas", "data": {"n": counter_seen + 1, "id": write_id}}
+                    body = {"p": "/counter", "d": write["data"], "h": model.node_hash(current)}
+                    action = "p"
+                    transactions[write_id] = counter_seen
+                writes[write_id] = write
+                future = await client.send_request(action, body)
+                sent[index].append((future_r(client), write_id))
+                if write["kind"] == "cas":
+                    response = await client.wait_response(future, 30)
+                    assert response.ok or response.status == "datastale", response.status
+                await asyncio.sleep(0)
+
+        def future_r(client) -> int:
+            return client.next_r - 1
+
+        def counter_value(client) -> int:
+            return model.get(client.views[0].cache, "/counter/n")
+
+        def latest_counter_id(client) -> int:
+            return model.get(client.views[0].cache, "/counter/id")
+
+        await asyncio.gather(*(run_writer(index) for index in range(writers)))
+        for client in connections:
+            await client.sync(30)
+
+        # Each client's observed sequence of writes (its initial data carried no ids: the tree was empty).
+        sequences = []
+        for client in connections:
+            observed = []
+            for push in client.pushes():
+                # One push per write: a multi-path update names its id once per location.
+                observed.extend(dict.fromkeys(write_ids(push.payload.get("d"))))
+            sequences.append([write_id for write_id in observed if write_id != 0])
+        order = sequences[0]
+        for index, sequence in enumerate(sequences[1:], 1):
+            assert sequence == order, f"client {index} saw another order " \
+                f"(first difference at {next(i for i, (a, b) in enumerate(zip(sequence, order)) if a != b)})"
+        assert len(order) == len(set(order)), "a write was seen twice"
+
+        # Own writes: acknowledged in request order, each after its own event.
+        position = {write_id: i for i, write_id in enumerate(order)}
+        for index, client in enumerate(connections):
+            numbers = {r for r, _ in sent[index]}
+            write_of_request = dict(sent[index])
+            acked = acknowledgement_order(client, numbers)
+            assert acked == sorted(acked), f"client {index}: acknowledgements out of request order"
+            accepted = [write_id for r, write_id in sent[index] if write_id in position]
+            assert [position[w] for w in accepted] == sorted(position[w] for w in accepted), \
+                f"client {index}: its writes took effect out of the order it sent them"
+            seen_at = {}
+            for entry in client.log:
+                if entry.is_push:
+                    for write_id in write_ids(entry.payload.get("d")):
+                        seen_at.setdefault(write_id, entry.seq)
+            for entry in client.log:
+                if entry.is_response and entry.body.get("b", {}).get("s") == "ok":
+                    r = entry.body.get("r")
+                    write_id = write_of_request.get(r)
+                    if write_id is not None:
+                        assert seen_at.get(write_id, 1 << 60) < entry.seq, \
+                            f"client {index}: write {write_id} acknowledged before its event"
+
+        # Every non-transaction write is accepted; replaying the order gives the server's tree.
+        for write_id, write in writes.items():
+            if write["kind"] != "cas":
+                assert write_id in position, f"write {write_id} was never seen"
+        replay = Model()
+        replay.apply({"kind": "cas", "data": {"n": 0, "id": 0}})
+        chain = 0
+        for write_id in order:
+            write = writes[write_id]
+            if write["kind"] == "cas":
+                assert transactions[write_id] == chain, \
+                    f"transaction {write_id} expected {transactions[write_id]} but the counter was {chain}"
+                chain += 1
+            replay.apply(write)
+        stored = (await connections[0].get("/")).data
+        assert model.nodes_equal(model.normalize(stored), model.normalize(replay.root)), "the replayed order differs"
+        assert model.get(stored, "/counter/n") == chain
