@@ -102,7 +102,7 @@ public final class Gateway: Router {
                 case .failure(let error):
                     logger.error("cannot open namespace", metadata: ["namespace": "\(name)", "error": "\(error)"])
                     namespaces.withLock { open in
-                        if open[name]?.store.latest.isAvailable == false { open[name] = nil }
+                        if open[name]?.store.isLoaded == false { open[name] = nil }
                     }
                 }
             }

@@ -12,7 +12,8 @@ import Synchronization
 ///   so a read submitted after a write sees it, and a caller that submits from one thread (a connection's event
 ///   loop) has its requests take effect in the order it sent them.
 /// - **Change records.** The observer gets a ``ChangeRecord`` for every applied write, on the sequencer, in log
-///   order, before the write's completion (so events can go out before the acknowledgement).
+///   order, before the write's completion (so events can go out before the acknowledgement). Readers that need no
+///   place in the order can use ``current`` while nothing was sequenced since it was taken.
 /// - **Durability.** With persistence, every entry — rejected writes included, so that replay re-takes every
 ///   decision — goes to the namespace's journal, group-committed; a write's completion runs when its entry is
 ///   durable under the ``FsyncPolicy``, in log order. Snapshots of the state bound the replay at start-up.
@@ -22,7 +23,7 @@ import Synchronization
 /// | Owner | State |
 /// |---|---|
 /// | `queue` (the sequencer) | the log state, the journal handle, framed records, completions waiting for them |
-/// | `published` mutex | the state after the last task, for readers that need no order (REST reads, metrics) |
+/// | `published` mutex | the state an ``inOrder(_:)`` task last saw, for readers that need no place in the order |
 ///
 /// The API is callback based; completions and observer calls run on store-owned queues and must not block.
 public final class Store: @unchecked Sendable {
@@ -37,7 +38,12 @@ public final class Store: @unchecked Sendable {
     let persistence: PersistenceDriver?
     let isClosed = Atomic<Bool>(false)
     private let report = Mutex(LoadReport())
-    private let published: Mutex<StoreSnapshot>
+    /// The state the last ``inOrder(_:)`` task saw; current while its sequence is ``appliedSequence``.
+    private let published = Mutex<StoreSnapshot?>(nil)
+    /// The sequence number of the last entry applied, stored at the end of each task before its completions run.
+    private let appliedSequence = Atomic<UInt64>(0)
+    /// Whether loading succeeded.
+    private let loaded = Atomic<Bool>(false)
 
     // Owned by `queue`:
     /// The namespace as the log built it.
@@ -85,8 +91,6 @@ public final class Store: @unchecked Sendable {
         compiler = configuration.rulesCompiler
         queue = DispatchQueue(label: "canopy.store.sequencer")
         state = LogState(compiler: configuration.rulesCompiler)
-        published = Mutex(StoreSnapshot(root: .empty, sequence: 0, now: 0, rules: .initial, policy: nil,
-                                        isAvailable: false))
         persistence = configuration.persistence.map { PersistenceDriver(settings: $0) }
     }
 
@@ -94,7 +98,7 @@ public final class Store: @unchecked Sendable {
     private func load(_ configuration: StoreConfiguration) -> JournalError? {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let persistence, let settings = configuration.persistence else {
-            publish()
+            loaded.store(true, ordering: .releasing)
             return nil
         }
         do throws(JournalError) {
@@ -119,7 +123,8 @@ public final class Store: @unchecked Sendable {
             isClosed.store(true, ordering: .relaxed)
             return error
         }
-        publish()
+        appliedSequence.store(state.sequence, ordering: .releasing)
+        loaded.store(true, ordering: .releasing)
         persistence.start(store: self)
         return nil
     }
@@ -129,9 +134,20 @@ public final class Store: @unchecked Sendable {
         queue.sync { loadFailure }
     }
 
-    /// The state after the last task (for readers that need no place in the order, and for metrics).
-    public var latest: StoreSnapshot {
-        published.withLock { $0 }
+    /// Whether the namespace loaded (false while loading, and for good after a failure).
+    public var isLoaded: Bool {
+        loaded.load(ordering: .acquiring)
+    }
+
+    /// The state as the last ``inOrder(_:)`` task saw it, when nothing was sequenced since; `nil` otherwise (then
+    /// read in order). It holds every write whose completion ran, so a reader that needs no place in the order
+    /// (one whose earlier requests were all answered) can use it without a hop to the sequencer. Published only
+    /// by readers: a write-only workload never shares its tree (which would make every write copy its path).
+    public var current: StoreSnapshot? {
+        guard let snapshot = published.withLock({ $0 }),
+            snapshot.sequence == appliedSequence.load(ordering: .acquiring)
+        else { return nil }
+        return snapshot
     }
 
     /// Whether writes are accepted (loaded, not closed, not opened read-only).
@@ -147,7 +163,11 @@ public final class Store: @unchecked Sendable {
     /// reads, an onDisconnect registration is judged, each against a tree that holds every write submitted before
     /// it. `body` must be quick and must not block (hand longer work to another queue).
     public func inOrder(_ body: @escaping @Sendable (StoreSnapshot) -> Void) {
-        queue.async { [self] in body(currentSnapshot()) }
+        queue.async { [self] in
+            let snapshot = currentSnapshot()
+            if snapshot.isAvailable { published.withLock { $0 = snapshot } }
+            body(snapshot)
+        }
     }
 
     /// The state as a task sees it now; `now` is the server time, never before the last entry's.
@@ -156,11 +176,6 @@ public final class Store: @unchecked Sendable {
                       rules: state.rules, policy: state.policy, isAvailable: loadFailure == nil)
     }
 
-    /// Makes the state readable through ``latest``.
-    private func publish() {
-        let snapshot = currentSnapshot()
-        published.withLock { $0 = snapshot }
-    }
 
     /// Gives `operation` the next place in the log and applies it; frames its journal record. On the sequencer.
     func sequence(_ operation: LogOperation) -> LogState.Outcome {
@@ -172,10 +187,11 @@ public final class Store: @unchecked Sendable {
         return outcome
     }
 
-    /// Ends a task that sequenced entries: publishes the new state, then hands the task's records to the journal
-    /// with `settle`, which runs once they are durable (at once, in memory) with the journal's outcome.
+    /// Ends a task that sequenced entries: marks its state applied (so ``current`` no longer serves an older one),
+    /// then hands the task's records to the journal with `settle`, which runs once they are durable (at once, in
+    /// memory) with the journal's outcome.
     func finishTask(settle: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
-        publish()
+        appliedSequence.store(state.sequence, ordering: .releasing)
         guard let journal, !records.isEmpty else {
             settle(.success(()))
             return

@@ -112,6 +112,10 @@ struct LogReplayPropertyTests {
         }
     }
 
+    static func root(of store: Store) async -> Node {
+        await withCheckedContinuation { continuation in store.read(.root) { continuation.resume(returning: $0) } }
+    }
+
     static func open(_ directory: String, clock: @escaping @Sendable () -> Double) throws -> Store {
         var persistence = PersistenceConfiguration(directory: directory)
         persistence.fsyncPolicy = .none
@@ -146,9 +150,7 @@ struct LogReplayPropertyTests {
                     store.installRules(source: source) { _ in continuation.resume() }
                 }
             }
-            let tree = await withCheckedContinuation { continuation in
-                store.read(.root) { continuation.resume(returning: $0) }
-            }
+            let tree = await root(of: store)
             let caller = workload.caller()
             let write = try workload.write(by: caller) { tree.descendant(at: $0) }
             let result = await withCheckedContinuation { continuation in
@@ -157,7 +159,7 @@ struct LogReplayPropertyTests {
             live.append(decision(result))
             kinds[decision(result), default: 0] += 1
         }
-        let liveRoot = store.latest.root
+        let liveRoot = await root(of: store)
         // Both outcomes must occur, or the workload proves nothing about decisions.
         #expect((kinds["ok"] ?? 0) > 50 && (kinds["permission denied"] ?? 0) > 20, "seed \(seed): \(kinds)")
         store.abandonForTesting()
@@ -186,6 +188,6 @@ struct LogReplayPropertyTests {
         let reopened = try open(directory.path, clock: { 0 })
         defer { try? reopened.close() }
         #expect(reopened.loadReport.replayedRecords == entries.count)
-        #expect(Store.hash(of: reopened.latest.root) == Store.hash(of: liveRoot), "seed \(seed): reopened differs")
+        #expect(Store.hash(of: await root(of: reopened)) == Store.hash(of: liveRoot), "seed \(seed): reopened differs")
     }
 }

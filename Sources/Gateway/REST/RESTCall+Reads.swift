@@ -14,12 +14,12 @@ extension RESTCall {
             throw .badRequest("Invalid callback: use a JavaScript function name")
         }
         let ifNoneMatch = request.head.headers["if-none-match"]
-        // The store publishes its state before it acknowledges a write, so the latest state holds every write
-        // acknowledged so far (and this connection's requests wait for each other's answers): a plain read needs
-        // no place in the order and no hop to the sequencer. A namespace still loading is read in order.
-        let latest = namespace.store.latest
-        if query == nil, latest.isAvailable {
-            return .respond(try answer(latest, shape: shape, ifNoneMatch: ifNoneMatch))
+        // This connection's earlier requests were all answered (pipelined ones wait), so a plain read needs no
+        // place in the order: the store's current state, when nothing was sequenced since it was taken, holds
+        // every acknowledged write. Otherwise (and while the namespace loads) it is read in order, which
+        // publishes the state for the reads after it.
+        if query == nil, let current = namespace.store.current {
+            return .respond(try answer(current, shape: shape, ifNoneMatch: ifNoneMatch))
         }
         return .deferred { [self] pending in
             namespace.store.inOrder { snapshot in

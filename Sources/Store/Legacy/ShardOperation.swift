@@ -1,6 +1,7 @@
 import DataModel
 
-/// One physical change to a shard's state: what the journal records and what replay re-applies.
+/// In the sharded format (read only to migrate it): one physical change to a shard's state, what its journal
+/// recorded and what replay re-applies.
 ///
 /// Writes are planned into these with server values already resolved and every decision that needed other
 /// shards (wide leaf conversions, priorities of emptied wide nodes) already taken, so applying a list of them is

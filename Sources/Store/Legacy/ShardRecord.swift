@@ -1,4 +1,4 @@
-/// One journal record of a shard: the operations of one write, in apply order.
+/// In the sharded format (read only to migrate it): one journal record of a shard, the operations of one write.
 struct ShardRecord: Sendable, Equatable {
     /// The shard's record sequence number (1, 2, 3, … without gaps).
     let sequence: UInt64

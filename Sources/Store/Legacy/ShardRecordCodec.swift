@@ -1,6 +1,7 @@
 import DataModel
 
-/// The payload encoding of a journal record (framed by ``RecordFraming``), using ``NodeCodec`` for values.
+/// The payload encoding of a sharded-format journal record (framed by ``RecordFraming``), using ``NodeCodec`` for
+/// values; decoded to migrate such directories, encoded only by tests that build one.
 ///
 /// ```
 /// record    = kind varint(sequence) [transaction] varint(count) operation*

@@ -8,7 +8,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A namespace snapshot: every shard's state at one consistent cut, in one file replaced atomically.
+/// A sharded-format snapshot (read to migrate such directories; written only by tests that build one): every
+/// shard's state at one consistent cut, in one file replaced atomically.
 ///
 /// ```
 /// "CANOPYS2"                      8-byte magic (the digit is the format version)

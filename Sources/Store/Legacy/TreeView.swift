@@ -3,7 +3,7 @@ import DataModel
 /// The whole tree as seen through captured shard states: values at any path, with wide locations assembled from
 /// every shard's slice plus the wide state.
 ///
-/// Used by multi-shard operations (which hold the shards they capture) and by snapshots and offline tools.
+/// Used to migrate a directory of the sharded format (``LogLoader``).
 struct TreeView {
     /// How the tree is split.
     let layout: ShardLayout
@@ -27,33 +27,6 @@ struct TreeView {
     /// Whether some shard converted the wide leaf at `path`.
     func isConverted(_ path: Path) -> Bool {
         states.contains { $0?.wide.deadLeaves.contains(path) ?? false }
-    }
-
-    /// The wide leaf at `path` if no shard has converted it.
-    func liveLeaf(at path: Path) -> Node? {
-        guard let leaf = replicated.leaves[path], !isConverted(path) else { return nil }
-        return leaf
-    }
-
-    /// The live wide leaf strictly above `path`, if any.
-    func liveLeafAncestor(of path: Path) -> Path? {
-        let wide = replicated
-        guard !wide.leaves.isEmpty else { return nil }
-        for level in 0..<min(layout.depth, path.depth) {
-            let prefix = Path(keys: Array(path.keys[..<level]))
-            if wide.leaves[prefix] != nil && !isConverted(prefix) { return prefix }
-        }
-        return nil
-    }
-
-    /// Whether nothing is stored at or below the wide path `path`.
-    func isEmpty(atWide path: Path) -> Bool {
-        if liveLeaf(at: path) != nil { return false }
-        for case let state? in states where !state.root.descendant(at: path).isEmpty { return false }
-        for leafPath in replicated.leaves.keys where path != leafPath && path.contains(leafPath) {
-            if !isConverted(leafPath) { return false }
-        }
-        return true
     }
 
     /// The node at the wide path `path`, assembled from every shard.

@@ -1,6 +1,6 @@
 import DataModel
 
-/// One shard's copy of what the tree holds at wide locations (shallower than the shard depth) besides children:
+/// In the sharded format (read only to migrate it): one shard's copy of what the tree holds at wide locations (shallower than the shard depth) besides children:
 /// leaves and priorities. Shard trees cannot hold these, because a shard only has its own slice of a wide node's
 /// children and Firebase drops the priority of a node without children.
 ///
@@ -23,19 +23,6 @@ struct WideState: Sendable, Equatable {
 
     /// Whether the state holds nothing (the common case; it lets writes skip every wide check).
     var isEmpty: Bool { leaves.isEmpty && priorities.isEmpty && deadLeaves.isEmpty }
-
-    /// The wide ancestors of `path` (strictly above it, shallower than `depth`) holding a leaf that this shard has
-    /// not converted. Globally at most one of them is alive, but a leaf another shard already converted can still
-    /// look alive here, above a newer leaf; a write below them converts them all.
-    func unconvertedLeafAncestors(of path: Path, depth: Int) -> [Path] {
-        guard !leaves.isEmpty else { return [] }
-        var ancestors: [Path] = []
-        for level in 0..<min(depth, path.depth) {
-            let prefix = Path(keys: Array(path.keys[..<level]))
-            if leaves[prefix] != nil && !deadLeaves.contains(prefix) { ancestors.append(prefix) }
-        }
-        return ancestors
-    }
 
     /// Removes every entry at or below `path`.
     mutating func clear(under path: Path) {
