@@ -1,6 +1,5 @@
 import DataModel
 import Dispatch
-import Synchronization
 
 /// `canopy export` and `canopy import`: whole-namespace operations on a data directory while no server runs.
 ///
@@ -73,34 +72,42 @@ public enum OfflineTools {
     }
 
     /// Replaces the node at `path` of the namespace in `directory` with the export-format JSON in the file at
-    /// `file`, creating the namespace if needed. The import is one privileged write in the namespace's log (server
-    /// values in the input take the entry's time); closing the store then folds the journal into a fresh snapshot,
-    /// so a server starting afterwards loads it without replay.
+    /// `file`, creating the namespace if needed. The import is one privileged write entry of the namespace's log
+    /// (server values in the input take the entry's time), applied and folded straight into a fresh snapshot that
+    /// covers the whole journal: a value of any size is never journaled, and a server starting afterwards loads it
+    /// without replay.
     public static func importJSON(file: String, directory: String, path: Path, repair: Bool = false,
                                   compiler: RulesCompiler? = nil,
-                                  clock: @escaping @Sendable () -> Double = StoreConfiguration.systemClock)
+                                  clock: @Sendable () -> Double = StoreConfiguration.systemClock)
         throws(ImportError)
     {
         let value = try parse(file: file, depth: path.depth)
-        var settings = PersistenceConfiguration(directory: directory)
-        settings.repair = repair
-        settings.snapshotIntervalSeconds = nil
-        let store = try persistence { () throws(JournalError) in
-            try Store(configuration: StoreConfiguration(persistence: settings, clock: clock, rulesCompiler: compiler))
+        let files = NamespaceFiles(directory: directory)
+        let lock = try persistence { () throws(JournalError) in
+            try FileSystem.makeDirectories(directory)
+            return try DirectoryLock(path: files.lockPath, directory: directory)
         }
-        let outcome = Mutex<Result<WriteOutcome, StoreError>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        store.write(.set(.node(path), value, expectedHash: nil), by: .privileged) { result in
-            outcome.withLock { $0 = result }
-            done.signal()
+        defer { lock.unlock() }
+        let loaded = try persistence { () throws(JournalError) in
+            try LogLoader.load(files, compiler: compiler, repair: repair, readOnly: false)
         }
-        done.wait()
-        try persistence { () throws(JournalError) in try store.close() }
-        switch outcome.withLock({ $0 }) {
-        case .failure(.serverValue(let error))?: throw .serverValue(error)
-        case .failure(.persistence(let error))?: throw .persistence(error)
-        case .failure(let error)?: throw .refused(error)
-        case .success?, nil: return
+        var state = loaded.state
+        let entry = LogEntry(
+            sequence: state.sequence + 1, timestamp: max(state.timestamp, clock()),
+            operation: .write(.set(.node(path), value, expectedHash: nil), caller: .privileged,
+                              rulesVersion: state.rules.version))
+        if case .rejected(let error) = state.apply(entry) {
+            if case .serverValue(let problem) = error { throw .serverValue(problem) }
+            throw .refused(error)
+        }
+        try persistence { () throws(JournalError) in
+            try StateSnapshotFile.write(
+                StateSnapshotFile.Contents(root: state.root, sequence: state.sequence, timestamp: state.timestamp,
+                                           rules: state.rules),
+                to: files.statePath)
+            // The snapshot's sequence is above every journaled entry: they are all covered.
+            for segment in loaded.segments { try FileSystem.removeFile(segment.path) }
+            try FileSystem.synchronizeDirectory(files.directory)
         }
     }
 
