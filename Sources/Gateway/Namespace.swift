@@ -21,11 +21,12 @@ final class Namespace: Sendable {
          loaded: @escaping @Sendable (Result<LoadReport, JournalError>) -> Void)
     {
         let registry = ViewRegistry()
+        let deliveries = DeliveryBatch()
         self.name = name
         self.registry = registry
         store = Store.opening(configuration: configuration, observer: { record in
-            for view in registry.views(affectedBy: record.changes) { view.receive(record) }
-        }, loaded: loaded)
+            for view in registry.views(affectedBy: record.changes) { view.receive(record, into: deliveries) }
+        }, afterTask: { deliveries.handOff() }, loaded: loaded)
     }
 
     /// The shared view of `query` at `path`, created when it is new (it loads when its first listen takes its place

@@ -12,7 +12,9 @@ import Synchronization
 ///   so a read submitted after a write sees it, and a caller that submits from one thread (a connection's event
 ///   loop) has its requests take effect in the order it sent them.
 /// - **Change records.** The observer gets a ``ChangeRecord`` for every applied write, on the sequencer, in log
-///   order, before the write's completion (so events can go out before the acknowledgement). Readers that need no
+///   order, before the write's completion (so events can go out before the acknowledgement); `afterTask` runs at the
+///   end of every task that applied writes, before their completions (to hand a task's events off at once).
+///   Readers that need no
 ///   place in the order can use ``current`` while nothing was sequenced since it was taken.
 /// - **Durability.** With persistence, every entry — rejected writes included, so that replay re-takes every
 ///   decision — goes to the namespace's journal, group-committed; a write's completion runs when its entry is
@@ -33,6 +35,7 @@ public final class Store: @unchecked Sendable {
     /// The sequencer.
     let queue: DispatchQueue
     let observer: (@Sendable (ChangeRecord) -> Void)?
+    let afterTask: (@Sendable () -> Void)?
     let clock: @Sendable () -> Double
     let compiler: RulesCompiler?
     let persistence: PersistenceDriver?
@@ -62,19 +65,21 @@ public final class Store: @unchecked Sendable {
     public convenience init(configuration: StoreConfiguration, observer: (@Sendable (ChangeRecord) -> Void)? = nil)
         throws(JournalError)
     {
-        self.init(unloaded: configuration, observer: observer)
+        self.init(unloaded: configuration, observer: observer, afterTask: nil)
         let failure: JournalError? = queue.sync { load(configuration) }
         if let failure { throw failure }
     }
 
     /// Opens a store whose loading runs on its sequencer, off the caller's thread: everything submitted meanwhile
     /// waits behind it. `loaded` runs on the sequencer once loading ended (with the failure, after which every
-    /// operation is refused).
+    /// operation is refused). `observer` gets every applied write's record and `afterTask` the end of every task
+    /// that applied writes, both on the sequencer.
     public static func opening(configuration: StoreConfiguration,
                                observer: (@Sendable (ChangeRecord) -> Void)? = nil,
+                               afterTask: (@Sendable () -> Void)? = nil,
                                loaded: @escaping @Sendable (Result<LoadReport, JournalError>) -> Void) -> Store
     {
-        let store = Store(unloaded: configuration, observer: observer)
+        let store = Store(unloaded: configuration, observer: observer, afterTask: afterTask)
         store.queue.async {
             if let failure = store.load(configuration) {
                 loaded(.failure(failure))
@@ -85,8 +90,11 @@ public final class Store: @unchecked Sendable {
         return store
     }
 
-    private init(unloaded configuration: StoreConfiguration, observer: (@Sendable (ChangeRecord) -> Void)?) {
+    private init(unloaded configuration: StoreConfiguration, observer: (@Sendable (ChangeRecord) -> Void)?,
+                 afterTask: (@Sendable () -> Void)?)
+    {
         self.observer = observer
+        self.afterTask = afterTask
         clock = configuration.clock
         compiler = configuration.rulesCompiler
         queue = DispatchQueue(label: "canopy.store.sequencer")
@@ -192,6 +200,7 @@ public final class Store: @unchecked Sendable {
     /// memory) with the journal's outcome.
     func finishTask(settle: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
         appliedSequence.store(state.sequence, ordering: .releasing)
+        afterTask?()
         guard let journal, !records.isEmpty else {
             settle(.success(()))
             return

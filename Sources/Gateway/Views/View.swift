@@ -7,7 +7,8 @@ import Transport
 /// One shared view: a location and a query, the listens on it, and the data they hold.
 ///
 /// A view turns each change record into one push, encodes it once per distinct tag or format (``PushFrames``), and hands
-/// the same bytes to every subscribed connection, one task per event loop. Records, loading and membership changes
+/// the same bytes to every subscribed connection, one work per event loop in the sequencer task's
+/// ``DeliveryBatch``. Records, loading and membership changes
 /// all arrive on the namespace's sequencer, in the namespace's order; the state sits behind a mutex because
 /// connections read the latest data from their own loops.
 final class View: @unchecked Sendable {
@@ -36,15 +37,16 @@ final class View: @unchecked Sendable {
         }
     }
 
-    /// Applies a change record (on the sequencer); a view not loaded yet will take its value after it.
-    func receive(_ record: ChangeRecord) {
+    /// Applies a change record (on the sequencer); its push goes to the subscribers' loops with the task's other
+    /// pushes (`deliveries`). A view not loaded yet will take its value after the record.
+    func receive(_ record: ChangeRecord, into deliveries: DeliveryBatch) {
         state.withLock { state in
             guard state.isLoaded else { return }
-            publish(record, state: &state)
+            publish(record, state: &state, into: deliveries)
         }
     }
 
-    private func publish(_ record: ChangeRecord, state: inout ViewState) {
+    private func publish(_ record: ChangeRecord, state: inout ViewState, into deliveries: DeliveryBatch) {
         guard let content = state.apply(record.changes, updateBase: record.updateBase, at: key.path) else { return }
         state.sequence += 1
         guard state.subscriberCount > 0 else { return }
@@ -54,7 +56,7 @@ final class View: @unchecked Sendable {
             let subscriptions = group.subscriptions
             let loop = group.loop
             let metrics = self.metrics
-            loop.execute {
+            deliveries.add(loop) {
                 var delivered = 0
                 guard let first = subscriptions.first else { return }
                 var format = first.format
@@ -69,8 +71,8 @@ final class View: @unchecked Sendable {
                         delivered += 1
                     }
                 }
-                // No flush here: the loop flushes at the end of its pass, so pushes of writes that queued up
-                // behind each other leave in one `writev` per connection.
+                // No flush here: the loop flushes once it ran the task's whole batch, so the pushes of one task
+                // leave in one `writev` per connection.
                 metrics.pushesDelivered.increment(by: delivered)
             }
         }
