@@ -1,12 +1,5 @@
 import DataModel
 import Dispatch
-import Primitives
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A sharded-format snapshot (read to migrate such directories; written only by tests that build one): every
 /// shard's state at one consistent cut, in one file replaced atomically.
@@ -32,34 +25,19 @@ enum SnapshotFile {
     }
 
     static let magic: [UInt8] = Array("CANOPYS2".utf8)
-    /// Bytes before each section's content.
-    static let sectionHeaderSize = 12
-    /// The encoder hands its buffer to the file whenever it holds this much.
-    static let spillBytes = 4 << 20
 
     // MARK: - Writing
 
-    /// Encodes `contents` and writes it atomically to `path` (temporary file, fsync, rename, directory fsync).
+    /// Encodes `contents` and writes it atomically to `path`.
     static func write(_ contents: Contents, to path: String) throws(JournalError) {
-        let temporaryPath = path + ".tmp"
-        let file = try FileDescriptor(opening: temporaryPath, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)
-        do throws(JournalError) {
-            var buffer = magic
-            RecordFraming.append(payload: header(contents), to: &buffer)
-            try file.writeAll(buffer, path: temporaryPath)
-            var offset = buffer.count
-            for state in contents.states {
-                offset += try writeSection(state, to: file, at: offset, path: temporaryPath)
+        let sections = contents.states.map { state in
+            { (writer: inout BinaryWriter) in
+                writer.writeVarint(state.wide.deadLeaves.count)
+                for dead in state.wide.deadLeaves.sorted() { NodeCodec.encode(dead, into: &writer) }
+                NodeCodec.encode(state.root, into: &writer)
             }
-            try file.synchronize(path: temporaryPath)
-        } catch {
-            file.close()
-            try? FileSystem.removeFile(temporaryPath)
-            throw error
         }
-        file.close()
-        try FileSystem.rename(temporaryPath, to: path)
-        try FileSystem.synchronizeDirectory(FileSystem.directoryName(of: path))
+        try SnapshotSections.write(to: path, magic: magic, header: header(contents), sections: sections)
     }
 
     private static func header(_ contents: Contents) -> [UInt8] {
@@ -82,27 +60,6 @@ enum SnapshotFile {
         return header.bytes
     }
 
-    /// Streams one shard's section starting at file offset `start`; returns its total size.
-    private static func writeSection(_ state: ShardState, to file: FileDescriptor, at start: Int, path: String)
-        throws(JournalError) -> Int
-    {
-        let sink = SectionSink(file: file, path: path)
-        try file.writeAll([UInt8](repeating: 0, count: sectionHeaderSize), path: path)
-        var writer = BinaryWriter()
-        writer.spillThreshold = spillBytes
-        writer.spill = { bytes in sink.take(&bytes) }
-        writer.writeVarint(state.wide.deadLeaves.count)
-        for dead in state.wide.deadLeaves.sorted() { NodeCodec.encode(dead, into: &writer) }
-        NodeCodec.encode(state.root, into: &writer)
-        sink.take(&writer.bytes)
-        if let failure = sink.failure { throw failure }
-        var sectionHeader = BinaryWriter()
-        sectionHeader.writeUInt64(UInt64(sink.length))
-        for shift in stride(from: 0, to: 32, by: 8) { sectionHeader.write(UInt8(truncatingIfNeeded: sink.checksum >> UInt32(shift))) }
-        try file.writeAll(sectionHeader.bytes, path: path, at: start)
-        return sectionHeaderSize + sink.length
-    }
-
     // MARK: - Reading
 
     /// Reads and verifies the snapshot at `path`; shards are decoded in parallel.
@@ -111,37 +68,22 @@ enum SnapshotFile {
     /// pages already read, so the file's bytes never add to the tree's memory at the peak.
     static func read(_ path: String) throws(JournalError) -> Contents {
         let file = try MappedFile(path: path)
-        func failure(_ reason: String) -> JournalError { .corruptSnapshot(file: path, reason: reason) }
-        guard file.bytes.count >= magic.count, file.bytes[0..<magic.count].elementsEqual(magic) else {
-            throw failure("not a snapshot (bad magic)")
-        }
         defer { withExtendedLifetime(file) {} }  // the decoded sections point into the mapping
-        let raw = file.bytes
-        let body = UnsafeRawBufferPointer(rebasing: raw[magic.count...])
-        var scanner = RecordScanner(bytes: body)
-        guard case .record(_, let headerRange) = scanner.next() else { throw failure("damaged header") }
+        let (payload, sectionsStart) = try SnapshotSections.header(of: file, magic: magic, path: path)
         let header: Header
         do throws(BinaryDecodingError) {
-            header = try decodeHeader(UnsafeRawBufferPointer(rebasing: body[headerRange]))
+            header = try decodeHeader(payload)
         } catch {
-            throw failure("header: \(error.reason)")
+            throw .corruptSnapshot(file: path, reason: "header: \(error.reason)")
         }
-        var offset = magic.count + scanner.offset
+        var offset = sectionsStart
         var sections: [UnsafeRawBufferPointer] = []
         for shard in 0..<header.layout.count {
-            guard raw.count - offset >= sectionHeaderSize else { throw failure("shard \(shard): ends early") }
-            let length = Int(clamping: RecordFraming.load64(raw, at: offset))
-            let checksum = RecordFraming.load(raw, at: offset + 8)
-            let start = offset + sectionHeaderSize
-            guard length <= raw.count - start else { throw failure("shard \(shard): ends early") }
-            let section = UnsafeRawBufferPointer(rebasing: raw[start..<(start + length)])
-            guard file.checksum(start..<(start + length), sliceBytes: spillBytes) == checksum else {
-                throw failure("shard \(shard): checksum mismatch at byte offset \(offset)")
-            }
+            let (section, end) = try SnapshotSections.section(of: file, at: offset, name: "shard \(shard)", path: path)
             sections.append(section)
-            offset = start + length
+            offset = end
         }
-        guard offset == raw.count else { throw failure("trailing data") }
+        guard offset == file.bytes.count else { throw .corruptSnapshot(file: path, reason: "trailing data") }
         return try decodeShards(sections, header: header, path: path)
     }
 
@@ -186,7 +128,7 @@ enum SnapshotFile {
                 output.value[index] = Result { () throws(BinaryDecodingError) -> ShardState in
                     let raw = input.value[index]
                     var reader = BinaryReader(bytes: raw)
-                    reader.releaseInterval = spillBytes
+                    reader.releaseInterval = SnapshotSections.spillBytes
                     var state = ShardState()
                     state.wide = header.wide
                     for _ in 0..<(try reader.readCount(limit: raw.count)) {
@@ -208,33 +150,6 @@ enum SnapshotFile {
             }
         }
         return Contents(layout: header.layout, states: states, nextTransactionId: header.nextTransactionId)
-    }
-}
-
-/// Receives a section's encoding in pieces: appends them to the file and keeps the running length and checksum.
-final class SectionSink {
-    let file: FileDescriptor
-    let path: String
-    private(set) var length = 0
-    private(set) var checksum: UInt32 = 0
-    /// The first write error; later pieces are dropped.
-    private(set) var failure: JournalError?
-
-    init(file: FileDescriptor, path: String) {
-        self.file = file
-        self.path = path
-    }
-
-    func take(_ bytes: inout [UInt8]) {
-        defer { bytes.removeAll(keepingCapacity: true) }
-        guard failure == nil, !bytes.isEmpty else { return }
-        checksum = bytes.withUnsafeBytes { CRC32C.update(checksum, with: $0) }
-        length += bytes.count
-        do throws(JournalError) {
-            try file.writeAll(bytes, path: path)
-        } catch {
-            failure = error
-        }
     }
 }
 
