@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import subprocess
 from typing import Any
 
 import pytest
@@ -287,3 +288,31 @@ async def test_concurrent_clients_observe_one_total_order(server, ns):
         stored = (await connections[0].get("/")).data
         assert model.nodes_equal(model.normalize(stored), model.normalize(replay.root)), "the replayed order differs"
         assert model.get(stored, "/counter/n") == chain
+
+
+@pytest.mark.timeout(120)
+async def test_a_namespace_loading_from_disk_blocks_no_other_namespace(start_server, tmp_path):
+    """A large namespace loads on its own sequencer: while it loads, a client of another namespace is served, and
+    the large namespace's first client gets its data once the load is done."""
+    from conftest import canopy_binary
+    data_dir = tmp_path / "data"
+    export = tmp_path / "big.json"
+    items = 200_000
+    export.write_text(json.dumps({"items": {f"i{n}": {"n": n, "text": "x" * 40} for n in range(items)}}))
+    imported = subprocess.run([str(canopy_binary()), "import", str(export), "--data-dir", str(data_dir),
+                               "--ns", "big"], capture_output=True, timeout=90)
+    assert imported.returncode == 0, imported.stderr
+    server = start_server(data_dir=data_dir)
+    async with Clients(server.port) as clients:
+        big = await clients.connect("big")
+        small = await clients.connect("small")
+        first = await big.send_request("g", {"p": "/items/i7", "q": {}})
+        started = asyncio.get_running_loop().time()
+        for n in range(20):
+            assert (await small.put("/n", n)).ok
+            assert (await small.get("/n")).data == n
+        small_done = asyncio.get_running_loop().time()
+        assert not first.done(), "another namespace's 40 round trips waited for the large namespace's load"
+        response = await big.wait_response(first, 60)
+        assert response.ok and response.data == {"n": 7, "text": "x" * 40}
+        print(f"other namespace: 40 round trips in {small_done - started:.3f}s while the large one loaded")
