@@ -21,7 +21,7 @@ extension BenchConfiguration {
     /// Checks the options together and throws the first problem, naming the option.
     public func validate() throws(BenchConfigurationError) {
         let server = try serverURL
-        try checkProtocol()
+        try checkProtocol(server)
         try Self.check("--threads", threads, in: 1...64)
         try Self.check("--connect-window", connectWindow, in: 1...1_000_000)
         try Self.check("--payload", payload, in: 0...1_000_000)
@@ -51,16 +51,23 @@ extension BenchConfiguration {
         }
     }
 
-    private func checkProtocol() throws(BenchConfigurationError) {
+    private func checkProtocol(_ server: ServerURL) throws(BenchConfigurationError) {
         let allowed: [BenchProtocol]
         switch scenario {
-        case .fanout, .connections: allowed = [.firebase, .mqtt, .raw]
-        case .rooms, .query, .writes: allowed = [.firebase]
+        case .fanout, .connections: allowed = [.firebase, .mqtt, .raw, .redis, .nats]
+        case .rooms: allowed = [.firebase, .redis, .nats]
+        case .query, .writes: allowed = [.firebase]
         case .echo: allowed = [.raw]
         }
         guard allowed.contains(wireProtocol) else {
             let names = allowed.map(\.rawValue).joined(separator: ", ")
             throw BenchConfigurationError("\(scenario.rawValue) speaks \(names), not \(wireProtocol.rawValue)")
+        }
+        if wireProtocol.isPlainTCP != (server.plainTCPScheme != nil)
+            || (server.plainTCPScheme.map { $0 != wireProtocol.rawValue } ?? false)
+        {
+            throw BenchConfigurationError("--protocol \(wireProtocol.rawValue) needs a "
+                + (wireProtocol.isPlainTCP ? "\(wireProtocol.rawValue)://" : "ws:// or wss://") + " --url")
         }
         if wireProtocol != .firebase, authToken != nil {
             throw BenchConfigurationError("--auth applies to the Firebase protocol only")

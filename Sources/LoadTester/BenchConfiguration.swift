@@ -122,6 +122,13 @@ public enum BenchProtocol: String, Codable, Sendable, CaseIterable {
     case mqtt
     /// Plain WebSocket messages to a broadcast (fanout, connections) or echo (echo) endpoint.
     case raw
+    /// Redis pub/sub (RESP2 `SUBSCRIBE`/`PUBLISH`) on plain TCP (`--url redis://HOST:PORT`).
+    case redis
+    /// The NATS core protocol (`SUB`/`PUB`) on plain TCP (`--url nats://HOST:PORT`).
+    case nats
+
+    /// Whether the protocol runs on plain TCP rather than WebSocket.
+    public var isPlainTCP: Bool { self == .redis || self == .nats }
 }
 
 /// A configuration that cannot be run, with the reason.

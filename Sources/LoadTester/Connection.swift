@@ -4,7 +4,7 @@ import WebSocketDeflate
 /// One client connection's state; owned by one worker and addressed by its index in the worker's table.
 ///
 /// Fixed-size fields only on the hot path: the frame scanner keeps at most one partial header, and the byte arrays
-/// (`outbound`, `handshake`, `control`, `message`, `pieces`, `mqttPending`) are used only on slow paths (a short
+/// (`outbound`, `handshake`, `control`, `message`, `pieces`, `streamPending`) are used only on slow paths (a short
 /// write, the upgrade, control frames, a message split across reads or frames). `tls` and `deflate` exist only when
 /// the run asked for them.
 struct Connection {
@@ -50,7 +50,7 @@ struct Connection {
     var piecesRemaining = 0
     var pieces: [UInt8] = []
     /// MQTT: the bytes of a packet that a WebSocket message cut off, until the rest arrives.
-    var mqttPending: [UInt8] = []
+    var streamPending: [UInt8] = []
     /// The permessage-deflate codec, when negotiated.
     var deflate: PerMessageDeflateCodec?
     /// The TLS session, for `wss`.

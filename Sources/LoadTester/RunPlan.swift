@@ -72,7 +72,8 @@ struct RunPlan: Sendable {
         stalledIndex = hasStall ? writers + subscribers : nil
         referenceIndex = writers
         connections = carriesUpdates ? writers + subscribers + (hasStall ? 1 : 0) : configuration.connections
-        let topic = configuration.wireProtocol == .mqtt
+        let topic = configuration.wireProtocol == .mqtt || configuration.wireProtocol.isPlainTCP
+        let dotted = configuration.wireProtocol == .nats
         listenPaths = (0..<rooms).map { room in
             let path: String
             switch configuration.scenario {
@@ -81,7 +82,8 @@ struct RunPlan: Sendable {
             case .connections: path = "bench/conn"
             default: path = "bench/room\(room)"
             }
-            return Array(((topic ? "" : "/") + path).utf8)
+            let name = dotted ? String(path.map { $0 == "/" ? "." : $0 }) : path
+            return Array(((topic ? "" : "/") + name).utf8)
         }
         let writesBelowPath = scenario == .query || scenario == .writes
         pushPrefixes = listenPaths.map { writesBelowPath ? [] : BenchPush.prefix(path: $0) }

@@ -1,7 +1,10 @@
-/// A parsed `ws://` or `wss://` URL: where to connect and what to ask for in the upgrade request.
+/// A parsed `ws://` or `wss://` URL: where to connect and what to ask for in the upgrade request; or a `redis://`
+/// or `nats://` URL of a peer server spoken to on plain TCP.
 public struct ServerURL: Sendable, Equatable {
     /// Whether the connection is TLS (`wss`).
     public let secure: Bool
+    /// The scheme of a plain-TCP peer (`redis`, `nats`), nil for WebSocket.
+    public let plainTCPScheme: String?
     /// The host as written (a name or an address literal, without IPv6 brackets).
     public let host: String
     /// The TCP port (default 80 for `ws`, 443 for `wss`).
@@ -14,21 +17,27 @@ public struct ServerURL: Sendable, Equatable {
     /// Parses `ws[s]://HOST[:PORT][/PATH[?QUERY]]`; throws for anything else (user info, fragments, bad ports).
     public init(_ text: String) throws(BenchConfigurationError) {
         let rest: Substring
-        if text.hasPrefix("ws://") {
+        var defaultPort = 80
+        plainTCPScheme = ["redis", "nats"].first { text.hasPrefix($0 + "://") }
+        if let scheme = plainTCPScheme {
+            secure = false
+            rest = text.dropFirst(scheme.count + 3)
+            defaultPort = scheme == "redis" ? 6379 : 4222
+        } else if text.hasPrefix("ws://") {
             secure = false
             rest = text.dropFirst(5)
         } else if text.hasPrefix("wss://") {
             secure = true
             rest = text.dropFirst(6)
+            defaultPort = 443
         } else {
-            throw BenchConfigurationError("--url must start with ws:// or wss://, got \(text)")
+            throw BenchConfigurationError("--url must start with ws://, wss://, redis:// or nats://, got \(text)")
         }
         let authority = rest.prefix { $0 != "/" && $0 != "?" }
         var path = String(rest.dropFirst(authority.count))
         guard !authority.contains("@"), !path.contains("#") else {
             throw BenchConfigurationError("--url must not carry user info or a fragment: \(text)")
         }
-        let defaultPort = secure ? 443 : 80
         var host: Substring
         var portText: Substring?
         if authority.hasPrefix("[") {

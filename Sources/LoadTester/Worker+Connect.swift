@@ -84,8 +84,13 @@ extension Worker {
             drop(index, reason: "cannot connect to \(server.host):\(server.port): \(String(cString: strerror(code)))")
             return
         }
-        connections[index].state = .handshaking
         watchWritable(index, false)
+        if plan.wireProtocol.isPlainTCP {
+            connections[index].state = .open
+            startPeer(index)
+            return
+        }
+        connections[index].state = .handshaking
         if let tlsContext {
             do {
                 let session = try TLSSession(context: tlsContext, serverName: server.host)
@@ -132,6 +137,7 @@ extension Worker {
         case .firebase: break  // the server speaks first: its hello
         case .mqtt: sendMQTTConnect(index)
         case .raw: markReady(index)
+        case .redis, .nats: startPeer(index)
         }
     }
 

@@ -192,6 +192,7 @@ extension Worker {
         case .firebase: return firebaseFrame(index, bytes)
         case .mqtt: return mqttBytes(index, bytes)
         case .raw: return rawMessage(index, bytes)
+        case .redis, .nats: return false  // plain TCP: never framed (Worker+Peers)
         }
     }
 

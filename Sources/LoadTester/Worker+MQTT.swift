@@ -14,25 +14,25 @@ extension Worker {
 
     /// Handles the bytes of one WebSocket message: every whole packet, keeping a packet it cuts off for the next.
     func mqttBytes(_ index: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        if connections[index].mqttPending.isEmpty {
+        if connections[index].streamPending.isEmpty {
             let consumed = mqttPackets(index, bytes)
             guard consumed >= 0 else { return false }
             if consumed < bytes.count {
-                connections[index].mqttPending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[consumed...]))
+                connections[index].streamPending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[consumed...]))
             }
             return connections[index].state == .open
         }
-        guard connections[index].mqttPending.count + bytes.count <= MQTTPacket.maximumBytes + 8 else {
+        guard connections[index].streamPending.count + bytes.count <= MQTTPacket.maximumBytes + 8 else {
             drop(index, reason: "protocol error: MQTT packet over \(MQTTPacket.maximumBytes) bytes")
             return false
         }
-        connections[index].mqttPending.append(contentsOf: bytes)
+        connections[index].streamPending.append(contentsOf: bytes)
         var pending: [UInt8] = []
-        swap(&pending, &connections[index].mqttPending)
+        swap(&pending, &connections[index].streamPending)
         let consumed = pending.withUnsafeBufferPointer { mqttPackets(index, $0) }
         guard consumed >= 0 else { return false }
         pending.removeFirst(consumed)
-        swap(&pending, &connections[index].mqttPending)
+        swap(&pending, &connections[index].streamPending)
         return connections[index].state == .open
     }
 

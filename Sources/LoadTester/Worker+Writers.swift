@@ -51,11 +51,15 @@ extension Worker {
             var end = 0
             while connections[index].sent < connections[index].quota, end <= frameLimit, writeIsDue(index, now: now) {
                 let sentAt = buildWrite(index)
-                if plan.wireProtocol == .firebase {
+                if plan.wireProtocol == .firebase || plan.wireProtocol == .redis {
                     let request = Int(truncatingIfNeeded: connections[index].nextRequest)
                     sendTimes[connections[index].writerSlot &* sendTimeRing &+ request & (sendTimeRing - 1)] = sentAt
                 }
-                end = messageScratch.withUnsafeBytes { writeFrame(opcode: opcode, payload: $0, at: end) }
+                end = messageScratch.withUnsafeBytes { message in
+                    guard plan.wireProtocol.isPlainTCP else { return writeFrame(opcode: opcode, payload: message, at: end) }
+                    (sendScratch + end).copyMemory(from: message.baseAddress!, byteCount: message.count)
+                    return end + message.count
+                }
                 connections[index].sent += 1
                 connections[index].nextRequest += 1
                 interval.sent += 1
@@ -84,7 +88,7 @@ extension Worker {
 
     /// Builds the writer's next write in `messageScratch` and returns its send time (`monotonicNanoseconds()`):
     /// a Firebase put `{"t":"d","d":{"r":R,"a":"p","b":{"p":PATH,"d":OBJECT}}}` (§6.8), an MQTT PUBLISH of
-    /// OBJECT, or OBJECT alone, where OBJECT is `{"pad":"xx…","seq":S,"ts":T,"w":W}` padded to `--payload` bytes.
+    /// OBJECT, a Redis `PUBLISH` or NATS `PUB` of OBJECT, or OBJECT alone, where OBJECT is `{"pad":"xx…","seq":S,"ts":T,"w":W}` padded to `--payload` bytes.
     private func buildWrite(_ index: Int) -> UInt64 {
         let writer = connections[index].writerIndex
         let (room, sequence) = plan.target(ofWriter: writer, put: connections[index].sent)
@@ -116,6 +120,18 @@ extension Worker {
             appendBenchObject(sequence: sequence, sentAt: sentAt, writer: writer)
         case .raw:
             appendBenchObject(sequence: sequence, sentAt: sentAt, writer: writer)
+        case .redis, .nats:
+            let objectBytes = Self.benchObjectLength(
+                payload: configuration.payload, sequence: sequence, sentAt: sentAt, writer: writer)
+            if plan.wireProtocol == .redis {
+                PeerProtocols.appendRedisPublishHead(
+                    topic: plan.listenPaths[room], payloadBytes: objectBytes, to: &messageScratch)
+            } else {
+                PeerProtocols.appendNATSPublishHead(
+                    subject: plan.listenPaths[room], payloadBytes: objectBytes, to: &messageScratch)
+            }
+            appendBenchObject(sequence: sequence, sentAt: sentAt, writer: writer)
+            messageScratch.append(contentsOf: "\r\n".utf8)
         }
         return now
     }

@@ -222,6 +222,7 @@ final class Worker: @unchecked Sendable {
     /// Handles plaintext from the server: the upgrade response while handshaking, frames afterwards.
     private func consume(_ index: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
         if connections[index].state == .handshaking { return readHandshake(index, bytes) }
+        if plan.wireProtocol.isPlainTCP { return peerBytes(index, bytes) }
         return scan(index, bytes)
     }
 

@@ -3,9 +3,9 @@ import LoadTester
 
 /// Options every `canopy bench` scenario takes; nil leaves the scenario's default.
 struct BenchOptions: ParsableArguments {
-    @Option(help: "Server: ws://HOST:PORT[/PATH] or wss://… (Firebase adds /.ws?v=5&ns=NS without a path).")
+    @Option(help: "Server: ws://HOST:PORT[/PATH] or wss://… (Firebase adds /.ws?v=5&ns=NS without a path); redis:// or nats:// for those protocols.")
     var url: String?
-    @Option(name: .customLong("protocol"), help: "firebase, mqtt (QoS 0) or raw (a broadcast/echo endpoint).")
+    @Option(name: .customLong("protocol"), help: "firebase, mqtt (QoS 0), raw (a broadcast/echo endpoint), redis or nats (pub/sub on plain TCP).")
     var wireProtocol: BenchProtocol?
     @Option(name: .customLong("ns"), help: "Firebase namespace (default bench).")
     var namespace: String?

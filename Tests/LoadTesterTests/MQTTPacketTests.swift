@@ -87,7 +87,7 @@ struct MQTTSubscriberTests {
             #expect(worker.result.received == 4)
             #expect(worker.result.outOfOrder == 0)
             #expect(worker.result.unexpectedPushes == 0)
-            #expect(worker.connections[1].mqttPending.isEmpty)
+            #expect(worker.connections[1].streamPending.isEmpty)
         }
     }
 }
