@@ -104,6 +104,10 @@ public final class Gateway: Router {
                     namespaces.withLock { open in
                         if open[name]?.store.isLoaded == false { open[name] = nil }
                     }
+                    // Its clients get the reason and reconnect; the next connection tries to open it again.
+                    for session in sessions.all where session.namespace.name == name && session.namespace.store.hasFailed {
+                        session.loop.execute { session.closeForUnavailableNamespace() }
+                    }
                 }
             }
             open[name] = namespace

@@ -45,8 +45,9 @@ public final class Store: @unchecked Sendable {
     private let published = Mutex<StoreSnapshot?>(nil)
     /// The sequence number of the last entry applied, stored at the end of each task before its completions run.
     private let appliedSequence = Atomic<UInt64>(0)
-    /// Whether loading succeeded.
+    /// Whether loading succeeded, or failed (both stay false while it runs).
     private let loaded = Atomic<Bool>(false)
+    private let failed = Atomic<Bool>(false)
 
     // Owned by `queue`:
     /// The namespace as the log built it.
@@ -129,6 +130,7 @@ public final class Store: @unchecked Sendable {
             persistence.lock = nil
             loadFailure = error
             isClosed.store(true, ordering: .relaxed)
+            failed.store(true, ordering: .releasing)
             return error
         }
         appliedSequence.store(state.sequence, ordering: .releasing)
@@ -145,6 +147,11 @@ public final class Store: @unchecked Sendable {
     /// Whether the namespace loaded (false while loading, and for good after a failure).
     public var isLoaded: Bool {
         loaded.load(ordering: .acquiring)
+    }
+
+    /// Whether loading failed: every operation is refused for good.
+    public var hasFailed: Bool {
+        failed.load(ordering: .acquiring)
     }
 
     /// The state as the last ``inOrder(_:)`` task saw it, when nothing was sequenced since; `nil` otherwise (then

@@ -14,6 +14,7 @@ import subprocess
 from typing import Any
 
 import pytest
+from websockets.exceptions import ConnectionClosedError
 
 import firebase_model as model
 import tokens
@@ -316,3 +317,35 @@ async def test_a_namespace_loading_from_disk_blocks_no_other_namespace(start_ser
         response = await big.wait_response(first, 60)
         assert response.ok and response.data == {"n": 7, "text": "x" * 40}
         print(f"other namespace: 40 round trips in {small_done - started:.3f}s while the large one loaded")
+
+
+@pytest.mark.timeout(60)
+async def test_a_namespace_that_cannot_load_closes_its_connections_and_others_go_on(start_server, tmp_path):
+    data_dir = tmp_path / "data"
+    broken = data_dir / "broken"
+    broken.mkdir(parents=True)
+    (broken / "state.canopy").write_bytes(b"not a snapshot at all")
+    server = start_server(data_dir=data_dir)
+    async with Clients(server.port) as clients:
+        victim = await clients.connect("broken")
+        try:
+            pending = await victim.send_request("g", {"p": "/", "q": {}})
+        except ConnectionClosedError:
+            pending = None  # closed already: the load failed before the request went out
+        await victim.wait_closed(20)
+        assert victim.close_code == 1011, (victim.close_code, victim.close_reason)
+        assert any("unavailable" in entry.text for entry in victim.log), victim.texts()
+        served = pending is not None and pending.done() and pending.exception() is None and pending.result().ok
+        assert not served, "no data from a namespace that did not load"
+        other = await clients.connect("fine")
+        assert (await other.put("/a", 1)).ok
+        assert (await other.get("/a")).data == 1
+        # The next connection tries to open it again, and is closed again (maybe before its hello arrives).
+        try:
+            again = await clients.connect("broken")
+            await again.wait_closed(20)
+            code = again.close_code
+        except ConnectionClosedError as closed:
+            code = closed.rcvd.code if closed.rcvd else None
+        assert code == 1011
+    assert "cannot open namespace" in server.log_path.read_text()

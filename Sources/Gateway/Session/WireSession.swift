@@ -69,6 +69,15 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
             previous.loop.execute { previous.webSocket.close(code: 1000, reason: "replaced by a new session") }
         }
         send(.handshake(Handshake(timestamp: Int(gateway.configuration.clock()), host: host, sessionID: sessionID)))
+        // A namespace that failed to load before this session was listed: the gateway's sweep missed it.
+        if namespace.store.hasFailed { closeForUnavailableNamespace() }
+    }
+
+    /// Ends the session because its namespace could not be loaded: an error message, then close code 1011.
+    func closeForUnavailableNamespace() {
+        guard !webSocket.isClosed else { return }
+        send(.error("namespace \(namespace.name) is unavailable: it could not be loaded"))
+        failConnection(code: 1011, reason: "namespace unavailable")
     }
 
     func webSocketSession(_ session: WebSocketSession, didReceive message: WebSocketMessage) {
