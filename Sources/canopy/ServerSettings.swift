@@ -30,6 +30,9 @@ enum ServerSettings {
         configuration.broadcastPath = settings.server.broadcastPath
         configuration.maxWebSocketMessageBytes = settings.webSocket.maxMessageBytes
         configuration.permessageDeflate = settings.webSocket.permessageDeflate
+        guard settings.webSocket.compressionThresholdBytes >= 0 else {
+            throw ValidationError("webSocket.compressionThresholdBytes must not be negative")
+        }
         configuration.compressionThresholdBytes = settings.webSocket.compressionThresholdBytes
         configuration.outboundLimits = OutboundLimits(
             lowWaterMark: settings.outbound.lowWaterMarkBytes, highWaterMark: settings.outbound.highWaterMarkBytes,

@@ -349,3 +349,14 @@ async def test_a_namespace_that_cannot_load_closes_its_connections_and_others_go
             code = closed.rcvd.code if closed.rcvd else None
         assert code == 1011
     assert "cannot open namespace" in server.log_path.read_text()
+
+
+def test_a_negative_compression_threshold_is_refused_at_start(tmp_path):
+    """A configuration value that would trap deep in the WebSocket layer is refused up front with its name."""
+    from conftest import canopy_binary
+    config = tmp_path / "canopy.json"
+    config.write_text(json.dumps({"webSocket": {"compressionThresholdBytes": -1}}))
+    finished = subprocess.run([str(canopy_binary()), "serve", "--config", str(config), "--port", "0",
+                               "--data-dir", str(tmp_path / "data")], capture_output=True, text=True, timeout=30)
+    assert finished.returncode > 0, (finished.returncode, finished.stderr[-1000:])
+    assert "webSocket.compressionThresholdBytes must not be negative" in finished.stdout + finished.stderr
