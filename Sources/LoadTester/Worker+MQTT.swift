@@ -14,26 +14,7 @@ extension Worker {
 
     /// Handles the bytes of one WebSocket message: every whole packet, keeping a packet it cuts off for the next.
     func mqttBytes(_ index: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        if connections[index].streamPending.isEmpty {
-            let consumed = mqttPackets(index, bytes)
-            guard consumed >= 0 else { return false }
-            if consumed < bytes.count {
-                connections[index].streamPending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[consumed...]))
-            }
-            return connections[index].state == .open
-        }
-        guard connections[index].streamPending.count + bytes.count <= MQTTPacket.maximumBytes + 8 else {
-            drop(index, reason: "protocol error: MQTT packet over \(MQTTPacket.maximumBytes) bytes")
-            return false
-        }
-        connections[index].streamPending.append(contentsOf: bytes)
-        var pending: [UInt8] = []
-        swap(&pending, &connections[index].streamPending)
-        let consumed = pending.withUnsafeBufferPointer { mqttPackets(index, $0) }
-        guard consumed >= 0 else { return false }
-        pending.removeFirst(consumed)
-        swap(&pending, &connections[index].streamPending)
-        return connections[index].state == .open
+        streamed(index, bytes, limit: MQTTPacket.maximumBytes + 8, what: "an MQTT packet") { mqttPackets(index, $0) }
     }
 
     /// Handles every whole packet in `bytes`; returns the bytes consumed, or -1 when the connection was dropped.

@@ -40,27 +40,8 @@ extension Worker {
     /// Handles bytes from a peer server, keeping an incomplete message for the next read; returns false when the
     /// connection was dropped.
     func peerBytes(_ index: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        let input = bytes.assumingMemoryBound(to: UInt8.self)
-        if connections[index].streamPending.isEmpty {
-            let consumed = peerMessages(index, input)
-            guard consumed >= 0 else { return false }
-            if consumed < input.count {
-                connections[index].streamPending.append(contentsOf: UnsafeBufferPointer(rebasing: input[consumed...]))
-            }
-            return connections[index].state == .open
-        }
-        guard connections[index].streamPending.count + input.count <= PeerProtocols.maximumBytes + 64 else {
-            drop(index, reason: "protocol error: a message over \(PeerProtocols.maximumBytes) bytes")
-            return false
-        }
-        connections[index].streamPending.append(contentsOf: input)
-        var pending: [UInt8] = []
-        swap(&pending, &connections[index].streamPending)
-        let consumed = pending.withUnsafeBufferPointer { peerMessages(index, $0) }
-        guard consumed >= 0 else { return false }
-        pending.removeFirst(consumed)
-        swap(&pending, &connections[index].streamPending)
-        return connections[index].state == .open
+        streamed(index, bytes.assumingMemoryBound(to: UInt8.self), limit: PeerProtocols.maximumBytes + 64,
+                 what: "a message") { peerMessages(index, $0) }
     }
 
     /// Handles every whole message in `bytes`; returns the bytes consumed, or -1 when the connection was dropped.
