@@ -26,62 +26,46 @@ struct RulesGate: Sendable {
         return .user(auth: auth)
     }
 
-    /// What the caller is checked against in `snapshot`.
-    private enum Enforcement {
-        /// Nothing: the admin, or no rules in force.
-        case none
-        /// The store's rules revision did not compile: it fails closed.
-        case denyAll
-        /// These rules, seeing this `auth`.
-        case rules(RuleSet, auth: JSONValue?)
-    }
-
-    private func enforcement(in snapshot: StoreSnapshot) -> Enforcement {
-        guard case .some(let auth) = auth, let policy = snapshot.policy else { return .none }
-        guard let rules = (policy as? RulesPolicy)?.rules else { return .denyAll }
-        return .rules(rules, auth: auth)
+    /// Whether the caller may do what `decide` judges under the rules in force in `snapshot`: everything for the
+    /// admin or without rules, nothing when the store's rules revision did not compile (it fails closed).
+    private func allows(in snapshot: StoreSnapshot, _ decide: (RuleSet, JSONValue?) -> Bool) -> Bool {
+        guard case .some(let auth) = auth, let policy = snapshot.policy else { return true }
+        guard let rules = (policy as? RulesPolicy)?.rules else { return false }
+        return decide(rules, auth)
     }
 
     /// Whether the caller may read `path` with `query` (`nil`: the whole location) in `snapshot`.
     func mayRead(_ path: Path, query: QueryParams?, in snapshot: StoreSnapshot) -> Bool {
-        let (rules, auth): (RuleSet, JSONValue?)
-        switch enforcement(in: snapshot) {
-        case .none: return true
-        case .denyAll: return false
-        case .rules(let inForce, let caller): (rules, auth) = (inForce, caller)
+        allows(in: snapshot) { rules, auth in
+            var context = RulesContext(auth: auth, root: snapshot.root, now: snapshot.now)
+            guard !rules.authorizeRead(at: path, query: query, context: context).allowed else { return true }
+            if let explainer {
+                context.explain = true
+                explainer.explain(rules.authorizeRead(at: path, query: query, context: context), "read", path,
+                                  auth: auth, caller: caller)
+            }
+            return false
         }
-        var context = RulesContext(auth: auth, root: snapshot.root, now: snapshot.now)
-        guard !rules.authorizeRead(at: path, query: query, context: context).allowed else { return true }
-        if let explainer {
-            context.explain = true
-            explainer.explain(rules.authorizeRead(at: path, query: query, context: context), "read", path, auth: auth,
-                              caller: caller)
-        }
-        return false
     }
 
     /// Whether an onDisconnect operation may be registered: the write judged against the tree of `snapshot`, with
     /// its server values resolved at the snapshot's time.
     func mayRegister(_ write: StoreWrite, in snapshot: StoreSnapshot) -> Bool {
-        let (rules, auth): (RuleSet, JSONValue?)
-        switch enforcement(in: snapshot) {
-        case .none: return true
-        case .denyAll: return false
-        case .rules(let inForce, let caller): (rules, auth) = (inForce, caller)
+        allows(in: snapshot) { rules, auth in
+            let now = snapshot.now
+            let root = snapshot.root
+            guard let newRoot = Self.applying(write, to: root, now: now) else { return false }
+            var context = RulesContext(auth: auth, root: root, now: now)
+            guard !RulesPolicy.authorize(write, rules: rules, context: context, newRoot: newRoot).allowed else {
+                return true
+            }
+            if let explainer {
+                context.explain = true
+                explainer.explain(RulesPolicy.authorize(write, rules: rules, context: context, newRoot: newRoot),
+                                  "onDisconnect write", write.location, auth: auth, caller: caller)
+            }
+            return false
         }
-        let now = snapshot.now
-        let root = snapshot.root
-        guard let newRoot = Self.applying(write, to: root, now: now) else { return false }
-        var context = RulesContext(auth: auth, root: root, now: now)
-        guard !RulesPolicy.authorize(write, rules: rules, context: context, newRoot: newRoot).allowed else {
-            return true
-        }
-        if let explainer {
-            context.explain = true
-            explainer.explain(RulesPolicy.authorize(write, rules: rules, context: context, newRoot: newRoot),
-                              "onDisconnect write", write.location, auth: auth, caller: caller)
-        }
-        return false
     }
 
     /// `root` with `write` applied, server values resolved with `now`; `nil` when a value cannot be resolved.
