@@ -8,7 +8,7 @@ import Synchronization
 ///   order. A write is given its place in the namespace's log there (a ``LogEntry``: sequence number, server time,
 ///   caller, rules version) and applied at once by ``LogState/apply(_:isReplay:)``, a pure function of the state
 ///   and the entry: compare-and-set, server values, push ids and the rules' decision all derive from the entry and
-///   the tree every earlier entry built. Reads and listen registrations (``inOrder(_:)``) run on the same queue,
+///   the tree every earlier entry built. Reads and listen registrations (``inOrder(publishing:_:)``) run on the same queue,
 ///   so a read submitted after a write sees it, and a caller that submits from one thread (a connection's event
 ///   loop) has its requests take effect in the order it sent them.
 /// - **Change records.** The observer gets a ``ChangeRecord`` for every applied write, on the sequencer, in log
@@ -25,7 +25,7 @@ import Synchronization
 /// | Owner | State |
 /// |---|---|
 /// | `queue` (the sequencer) | the log state, the journal handle, framed records, completions waiting for them |
-/// | `published` mutex | the state an ``inOrder(_:)`` task last saw, for readers that need no place in the order |
+/// | `published` mutex | the state a publishing ``inOrder(publishing:_:)`` task last saw, for readers that need no place in the order |
 ///
 /// The API is callback based; completions and observer calls run on store-owned queues and must not block.
 public final class Store: @unchecked Sendable {
@@ -41,7 +41,8 @@ public final class Store: @unchecked Sendable {
     let persistence: PersistenceDriver?
     let isClosed = Atomic<Bool>(false)
     private let report = Mutex(LoadReport())
-    /// The state the last ``inOrder(_:)`` task saw; current while its sequence is ``appliedSequence``.
+    /// The state the last publishing ``inOrder(publishing:_:)`` task saw; current while its sequence is
+    /// ``appliedSequence``.
     private let published = Mutex<StoreSnapshot?>(nil)
     /// The sequence number of the last entry applied, stored at the end of each task before its completions run.
     private let appliedSequence = Atomic<UInt64>(0)
@@ -154,10 +155,11 @@ public final class Store: @unchecked Sendable {
         failed.load(ordering: .acquiring)
     }
 
-    /// The state as the last ``inOrder(_:)`` task saw it, when nothing was sequenced since; `nil` otherwise (then
-    /// read in order). It holds every write whose completion ran, so a reader that needs no place in the order
-    /// (one whose earlier requests were all answered) can use it without a hop to the sequencer. Published only
-    /// by readers: a write-only workload never shares its tree (which would make every write copy its path).
+    /// The state as the last publishing ``inOrder(publishing:_:)`` task saw it, when nothing was sequenced since;
+    /// `nil` otherwise (then read in order, publishing). It holds every write whose completion ran, so a reader that
+    /// needs no place in the order (one whose earlier requests were all answered) can use it without a hop to the
+    /// sequencer. Published only by such readers: other workloads never share the tree (which would make the next
+    /// write copy its path).
     public var current: StoreSnapshot? {
         guard let snapshot = published.withLock({ $0 }),
             snapshot.sequence == appliedSequence.load(ordering: .acquiring)
@@ -176,11 +178,12 @@ public final class Store: @unchecked Sendable {
     ///
     /// This is how a caller takes its place in the order without writing: a listen registers its view, a `get`
     /// reads, an onDisconnect registration is judged, each against a tree that holds every write submitted before
-    /// it. `body` must be quick and must not block (hand longer work to another queue).
-    public func inOrder(_ body: @escaping @Sendable (StoreSnapshot) -> Void) {
+    /// it. `body` must be quick and must not block (hand longer work to another queue). With `publishing`, the
+    /// state also becomes ``current`` for later readers.
+    public func inOrder(publishing: Bool = false, _ body: @escaping @Sendable (StoreSnapshot) -> Void) {
         queue.async { [self] in
             let snapshot = currentSnapshot()
-            if snapshot.isAvailable { published.withLock { $0 = snapshot } }
+            if publishing, snapshot.isAvailable { published.withLock { $0 = snapshot } }
             body(snapshot)
         }
     }

@@ -22,7 +22,7 @@ extension RESTCall {
             return .respond(try answer(current, shape: shape, ifNoneMatch: ifNoneMatch))
         }
         return .deferred { [self] pending in
-            namespace.store.inOrder { snapshot in
+            namespace.store.inOrder(publishing: query == nil) { snapshot in
                 guard let query else {
                     pending.respond(respondOrFail { () throws(RESTError) in
                         try answer(snapshot, shape: shape, ifNoneMatch: ifNoneMatch)

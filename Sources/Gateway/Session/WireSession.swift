@@ -14,7 +14,7 @@ import Wire
 ///
 /// It reassembles frames, parses messages and hands every request to the namespace's store in arrival order
 /// (§4.1), where each takes effect at its place in the namespace's one order: writes are sequenced there, and
-/// listens, gets and onDisconnect registrations run there as ``Store/inOrder(_:)`` tasks, so each is checked and
+/// listens, gets and onDisconnect registrations run there as ``Store/inOrder(publishing:_:)`` tasks, so each is checked and
 /// answered against a tree that holds every earlier write of the connection. Listens become ``Subscription``s on
 /// shared ``View``s; writes are acknowledged from the store's completion, which runs after the change was
 /// published, so a writer's own listens see its write before its `ok` (§6.8). Everything mutable here belongs to
