@@ -16,7 +16,7 @@ extension Store {
                 completion(.failure(refusal))
                 return
             }
-            let result = Self.result(of: sequence(.write(write, caller: caller, rulesVersion: state.rules.version)))
+            let result = sequence(write, by: caller)
             finishTask { journal in completion(Self.settle(result, journal: journal)) }
         }
     }
@@ -38,8 +38,7 @@ extension Store {
             var results: [Result<WriteOutcome, StoreError>] = []
             results.reserveCapacity(writes.count)
             for write in writes {
-                results.append(Self.result(of: sequence(
-                    .write(write, caller: caller, rulesVersion: state.rules.version))))
+                results.append(sequence(write, by: caller))
             }
             let settled = results
             finishTask { journal in
@@ -66,7 +65,7 @@ extension Store {
                 return
             }
             let revision = RulesRevision(version: state.rules.version + 1, source: source)
-            _ = sequence(.rules(revision))
+            sequence(revision)
             finishTask { journal in
                 completion?(journal.map { revision }.mapError { .persistence($0) })
             }
@@ -100,15 +99,5 @@ extension Store {
     {
         if case .success = result, case .failure(let error) = journal { return .failure(.persistence(error)) }
         return result
-    }
-
-    /// A write entry's outcome as a result (a write entry is never a rules installation; were it one, the write
-    /// would be reported as not done rather than trap).
-    private static func result(of outcome: LogState.Outcome) -> Result<WriteOutcome, StoreError> {
-        switch outcome {
-        case .applied(let outcome, _): return .success(outcome)
-        case .rejected(let error): return .failure(error)
-        case .rulesInstalled: return .failure(.unavailable)
-        }
     }
 }

@@ -195,14 +195,31 @@ public final class Store: @unchecked Sendable {
     }
 
 
-    /// Gives `operation` the next place in the log and applies it; frames its journal record. On the sequencer.
-    func sequence(_ operation: LogOperation) -> LogState.Outcome {
-        let entry = LogEntry(sequence: state.sequence + 1, timestamp: max(state.timestamp, clock()),
-                             operation: operation)
-        let outcome = state.apply(entry)
-        if case .applied(_, let record) = outcome { observer?(record) }
+    /// Gives `write` by `caller` the next place in the log and applies it, reporting it to the observer; frames
+    /// its journal record (rejected or not). On the sequencer.
+    func sequence(_ write: StoreWrite, by caller: WriteCaller) -> Result<WriteOutcome, StoreError> {
+        let entry = nextEntry(.write(write, caller: caller, rulesVersion: state.rules.version))
+        let result = state.applyWrite(write, caller: caller, entry: entry, isReplay: false)
+        if case .success(let (_, record)) = result { observer?(record) }
+        frame(entry)
+        return result.map(\.0)
+    }
+
+    /// Gives a rules revision the next place in the log and puts it in force; frames its journal record.
+    func sequence(_ revision: RulesRevision) {
+        let entry = nextEntry(.rules(revision))
+        _ = state.apply(entry)
+        frame(entry)
+    }
+
+    /// The entry after the last one: the next sequence number, the server time (never going back).
+    private func nextEntry(_ operation: LogOperation) -> LogEntry {
+        LogEntry(sequence: state.sequence + 1, timestamp: max(state.timestamp, clock()), operation: operation)
+    }
+
+    /// Frames `entry`'s journal record into the task's records (with a journal).
+    private func frame(_ entry: LogEntry) {
         if journal != nil { records.append(sequence: entry.sequence) { LogEntryCodec.encode(entry, into: &$0) } }
-        return outcome
     }
 
     /// Ends a task that sequenced entries: marks its state applied (so ``current`` no longer serves an older one),

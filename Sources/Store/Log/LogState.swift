@@ -75,12 +75,24 @@ public struct LogState: Sendable {
             policy = compiled ?? DenyingPolicy()
             return .rulesInstalled(compiled: compiled != nil)
         case .write(let write, let caller, _):
-            do throws(StoreError) {
-                let (outcome, record) = try apply(write, caller: caller, entry: entry, isReplay: isReplay)
-                return .applied(outcome, record)
-            } catch {
-                return .rejected(error)
+            switch applyWrite(write, caller: caller, entry: entry, isReplay: isReplay) {
+            case .success(let (outcome, record)): return .applied(outcome, record)
+            case .failure(let error): return .rejected(error)
             }
+        }
+    }
+
+    /// Applies write entry `entry` (whose operation is `write` by `caller`): what it changed, or why it was rejected
+    /// (then nothing changed).
+    mutating func applyWrite(_ write: StoreWrite, caller: WriteCaller, entry: LogEntry, isReplay: Bool)
+        -> Result<(WriteOutcome, ChangeRecord), StoreError>
+    {
+        sequence = entry.sequence
+        timestamp = entry.timestamp
+        do throws(StoreError) {
+            return .success(try apply(write, caller: caller, entry: entry, isReplay: isReplay))
+        } catch {
+            return .failure(error)
         }
     }
 
