@@ -138,6 +138,16 @@ let package = Package(
     ]
 )
 
+/// The modules on the fan-out path, whose mutable state each belongs to one serial queue (a connection's event loop,
+/// a namespace's sequencer) and is never reached re-entrantly while being modified: release builds skip the runtime
+/// exclusivity checks there, which cost 12% of the server's CPU per delivery (docs/benchmarks.md, issue 14). Debug
+/// builds, and so every test run, keep them.
+let uncheckedExclusivityTargets: Set<String> = ["Primitives", "Transport", "WebSocket", "HTTPServer", "Gateway"]
+
 for target in package.targets where target.type != .system {
-    target.swiftSettings = (target.swiftSettings ?? []) + sharedSwiftSettings
+    var settings = (target.swiftSettings ?? []) + sharedSwiftSettings
+    if uncheckedExclusivityTargets.contains(target.name) {
+        settings.append(.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)))
+    }
+    target.swiftSettings = settings
 }
