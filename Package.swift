@@ -134,7 +134,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "ServerIntegrationTests",
-            dependencies: ["HTTPServer", "Transport", "TLS", "HTTP1", "WebSocket", "WebSocketDeflate", "TestSupport"]),
+            dependencies: [
+                "HTTPServer", "Transport", "TLS", "HTTP1", "WebSocket", "WebSocketDeflate", "Primitives", "TestSupport",
+            ]),
     ]
 )
 

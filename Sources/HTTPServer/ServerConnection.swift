@@ -19,6 +19,8 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     let connection: Connection
     let server: HTTPServer
     private let tls: TLSSession?
+    /// Whether the connection speaks TLS.
+    var isEncrypted: Bool { tls != nil }
     private var parser: HTTPRequestParser
     private var mode = Mode.http
     /// Set while a deferred response is outstanding: later pipelined requests wait in the parser.

@@ -21,12 +21,19 @@ public final class WebSocketSession: @unchecked Sendable {
 
     /// Strong while open; released in `transportClosed` to break the cycle with the connection.
     private var owner: ServerConnection?
+    /// The transport, for the fan-out path: a `let`, so sending to it takes no reference count (the cycle through
+    /// the connection's handler ends when the connection closes).
+    private let connection: Connection
+    /// Whether bytes go to ``connection`` as they are (no TLS).
+    private let isPlaintext: Bool
     private var machine: WebSocketConnectionStateMachine
     private var pingOutstanding = false
     private var closed = false
 
     init(owner: ServerConnection, machine: WebSocketConnectionStateMachine) {
         self.owner = owner
+        self.connection = owner.connection
+        self.isPlaintext = !owner.isEncrypted
         self.machine = machine
         self.loop = owner.connection.loop
         self.id = owner.connection.id
@@ -34,7 +41,7 @@ public final class WebSocketSession: @unchecked Sendable {
     }
 
     /// Unwritten outbound bytes on the connection.
-    public var pendingOutboundBytes: Int { owner?.connection.pendingOutboundBytes ?? 0 }
+    public var pendingOutboundBytes: Int { connection.pendingOutboundBytes }
 
     /// Whether the session has ended or is closing.
     public var isClosed: Bool { closed }
@@ -51,19 +58,19 @@ public final class WebSocketSession: @unchecked Sendable {
         }
     }
 
-    /// Sends a complete pre-encoded, unmasked, uncompressed frame (see ``encodeSharedFrame(_:)``).
-    /// The same chunk may go to any number of sessions.
+    /// Sends complete pre-encoded, unmasked, uncompressed frames (see ``encodeSharedFrame(_:)`` and
+    /// ``encodeSharedFrames(_:)``). The same chunk may go to any number of sessions.
     public func sendFrame(_ frame: ByteChunk) {
         loop.assertInLoop()
-        guard !isClosed else { return }
-        owner?.sendPlaintext(frame)
+        guard !closed else { return }
+        if isPlaintext { connection.write(frame) } else { owner?.sendPlaintext(frame) }
     }
 
     /// Writes queued output to the socket now instead of at the end of the loop's pass (for a caller that must
     /// know how much the peer has really not taken yet).
     public func flushNow() {
         loop.assertInLoop()
-        owner?.connection.flushNow()
+        connection.flushNow()
     }
 
     /// Encodes `message` once as an unmasked, uncompressed server frame to share across sessions.
@@ -73,6 +80,20 @@ public final class WebSocketSession: @unchecked Sendable {
         case .text(let payload): WebSocketFrameEncoder.encodeChunk(opcode: .text, payload: payload)
         case .binary(let payload): WebSocketFrameEncoder.encodeChunk(opcode: .binary, payload: payload)
         }
+    }
+
+    /// Encodes `messages` once, back to back in one chunk, as unmasked, uncompressed server frames to share across
+    /// sessions (one push split into several frames travels as one chunk).
+    public static func encodeSharedFrames(_ messages: [WebSocketMessage]) -> ByteChunk {
+        if messages.count == 1 { return encodeSharedFrame(messages[0]) }
+        var bytes: [UInt8] = []
+        for message in messages {
+            switch message {
+            case .text(let payload): bytes += WebSocketFrameEncoder.encode(opcode: .text, payload: payload)
+            case .binary(let payload): bytes += WebSocketFrameEncoder.encode(opcode: .binary, payload: payload)
+            }
+        }
+        return ByteChunk(copying: bytes)
     }
 
     /// Starts the close handshake with `code` and `reason`; the connection closes once the peer

@@ -49,4 +49,17 @@ struct SmallListTests {
         list.append("d")
         #expect(Array(list) == ["d"])
     }
+
+    @Test("visiting without retaining sees every element once, in order", arguments: 0...5)
+    func unretainedVisit(count: Int) {
+        final class Box {
+            let value: Int
+            init(_ value: Int) { self.value = value }
+        }
+        var list = SmallList<Box>()
+        for value in 0..<count { list.append(Box(value)) }
+        var seen: [Int] = []
+        list.forEachUnretained { reference in seen.append(reference.takeUnretainedValue().value) }
+        #expect(seen == Array(0..<count))
+    }
 }

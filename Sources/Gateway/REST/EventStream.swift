@@ -72,10 +72,9 @@ final class EventStream: ViewSubscriber, @unchecked Sendable {
         subscription.deliveredThrough = max(subscription.deliveredThrough, sequence)
     }
 
-    func deliver(_ frames: [ByteChunk], sequence: UInt64, to subscription: Subscription) -> Bool {
+    func deliver(_ push: ByteChunk, sequence: UInt64, to subscription: Subscription) -> Bool {
         guard subscription.isActive, !ended, sequence > subscription.deliveredThrough else { return false }
         subscription.deliveredThrough = sequence
-        guard !frames.isEmpty else { return false }
         if stream.pendingOutboundBytes > gateway.configuration.streamCutOffBytes {
             stream.flushNow()
             if stream.pendingOutboundBytes > gateway.configuration.streamCutOffBytes {
@@ -87,7 +86,7 @@ final class EventStream: ViewSubscriber, @unchecked Sendable {
                 return false
             }
         }
-        for frame in frames { stream.sendChunk(frame) }
+        stream.sendChunk(push)
         sentSinceTick = true
         return true
     }

@@ -323,7 +323,7 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     /// Hands one view push (`frames`, already picked for the listen's tag, of view sequence `sequence`) to this
     /// connection; returns whether it was sent. Over the conflation threshold the listen stops taking pushes until
     /// the connection catches up, then gets the view's latest data in one push.
-    func deliver(_ frames: [ByteChunk], sequence: UInt64, to subscription: Subscription) -> Bool {
+    func deliver(_ push: ByteChunk, sequence: UInt64, to subscription: Subscription) -> Bool {
         guard subscription.isActive, sequence > subscription.deliveredThrough else { return false }
         if subscription.isConflated {
             metrics.pushesConflated.increment()
@@ -342,7 +342,7 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
                 return false
             }
         }
-        for frame in frames { webSocket.sendFrame(frame) }
+        webSocket.sendFrame(push)
         subscription.deliveredThrough = sequence
         return true
     }

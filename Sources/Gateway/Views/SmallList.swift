@@ -59,3 +59,20 @@ struct SmallList<Element>: RandomAccessCollection, MutableCollection {
 }
 
 extension SmallList: Sendable where Element: Sendable {}
+
+extension SmallList where Element: AnyObject {
+    /// Calls `body` with each element in order, without retaining it: the list keeps the elements alive, and
+    /// `body` must not outlive the call. For the fan-out loop, where a retain and release per subscriber would be
+    /// most of the cost of a delivery.
+    func forEachUnretained(_ body: (Unmanaged<Element>) -> Void) {
+        guard let head else { return }
+        body(Unmanaged.passUnretained(head))
+        tail.withUnsafeBufferPointer { elements in
+            guard let base = elements.baseAddress else { return }
+            // A class reference and an `Unmanaged` of it have the same layout; reading the latter does not retain.
+            base.withMemoryRebound(to: Unmanaged<Element>.self, capacity: elements.count) { references in
+                for index in 0..<elements.count { body(references[index]) }
+            }
+        }
+    }
+}

@@ -52,25 +52,12 @@ final class View: @unchecked Sendable {
         guard state.subscriberCount > 0 else { return }
         let frames = PushFrames(content, formats: state.formats, at: key.path, sequence: state.sequence)
         metrics.pushesEncoded.increment(by: frames.encodedCount)
+        let sharedAcrossLoops = state.groups.count > 1
         for group in state.groups where !group.subscriptions.isEmpty {
             let subscriptions = group.subscriptions
-            let loop = group.loop
             let metrics = self.metrics
-            deliveries.add(loop) {
-                var delivered = 0
-                guard let first = subscriptions.first else { return }
-                var format = first.format
-                var formatFrames = frames.frames(for: format)
-                let sequence = frames.sequence
-                for subscription in subscriptions {
-                    if subscription.format != format {
-                        format = subscription.format
-                        formatFrames = frames.frames(for: format)
-                    }
-                    if subscription.subscriber.deliver(formatFrames, sequence: sequence, to: subscription) {
-                        delivered += 1
-                    }
-                }
+            deliveries.add(group.loop) {
+                let delivered = frames.deliver(to: subscriptions, copyingPerLoop: sharedAcrossLoops)
                 // No flush here: the loop flushes once it ran the task's whole batch, so the pushes of one task
                 // leave in one `writev` per connection.
                 metrics.pushesDelivered.increment(by: delivered)

@@ -7,8 +7,9 @@ import Primitives
 protocol ViewSubscriber: AnyObject, Sendable {
     /// The view's data when the listen starts (or `.empty` when it ended before the view loaded).
     func deliverInitial(_ data: Node, sequence: UInt64, request: InitialRequest)
-    /// One push, already encoded for the subscription's ``DeliveryFormat``; returns whether it was sent.
-    func deliver(_ frames: [ByteChunk], sequence: UInt64, to subscription: Subscription) -> Bool
+    /// One push, already encoded for the subscription's ``DeliveryFormat`` (borrowed: the transport copies a
+    /// small one and retains only a large one); returns whether it was sent.
+    func deliver(_ push: ByteChunk, sequence: UInt64, to subscription: Subscription) -> Bool
 }
 
 /// How a listen receives a view's pushes; each distinct format of a view's listens is encoded once per push.
