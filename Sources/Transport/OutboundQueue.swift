@@ -1,89 +1,129 @@
 import Primitives
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A FIFO of chunks waiting to be written, with the offset already written of the first one.
 ///
-/// A ring of chunk references: appending a shared fan-out chunk costs one retain, and `writev`
-/// points straight into the chunks. Owned by the connection's loop.
-struct OutboundQueue {
-    private var chunks: [ByteChunk?] = []
+/// A ring of retained chunk references in plain memory: appending a shared fan-out chunk costs one retain and a
+/// store (no array uniqueness check, no optional boxing), and `writev` points straight into the chunks. The ring
+/// starts small and doubles; once drained, a small ring is kept for the next pass and a large one freed, so an idle
+/// connection holds at most ``keptCapacity`` slots. Owned by the connection's loop.
+struct OutboundQueue: ~Copyable {
+    /// Slots of the first ring.
+    static let initialCapacity = 8
+    /// A drained ring up to this many slots is kept; a larger one is freed.
+    static let keptCapacity = 64
+
+    private var slots: UnsafeMutablePointer<Unmanaged<ByteChunk>>?
+    /// A power of two (or 0 before the first chunk).
+    private var capacity = 0
+    /// Position of the front chunk.
     private var head = 0
+    private var count = 0
     /// Bytes of the first chunk already written.
     private(set) var headOffset = 0
     /// Unwritten bytes in the queue.
     private(set) var pendingBytes = 0
 
-    var isEmpty: Bool { head == chunks.count }
+    init() {}
+
+    deinit {
+        if let slots {
+            for index in 0..<count { slots[(head + index) & (capacity - 1)].release() }
+            slots.deallocate()
+        }
+    }
+
+    var isEmpty: Bool { count == 0 }
 
     /// Bytes queued behind the chunk at the front (the one in flight). The slow-consumer limit
     /// applies to this backlog, so one large message (a 16 MiB echo) never trips it by itself.
     var backlogBytes: Int {
-        guard head < chunks.count, let front = chunks[head] else { return 0 }
-        return pendingBytes - (front.count - headOffset)
+        guard let slots, count > 0 else { return 0 }
+        return pendingBytes - (slots[head].takeUnretainedValue().count - headOffset)
     }
 
+    /// Queues `chunk` (retained until written).
     mutating func append(_ chunk: ByteChunk) {
-        guard chunk.count > 0 else { return }
-        chunks.append(chunk)
-        pendingBytes += chunk.count
+        let size = chunk.count
+        guard size > 0 else { return }
+        if count == capacity { grow() }
+        guard let slots else { return }
+        slots[(head + count) & (capacity - 1)] = Unmanaged.passRetained(chunk)
+        count += 1
+        pendingBytes += size
     }
 
     /// Fills `iovecs` from the front of the queue and returns how many entries were used.
-    func fill(_ iovecs: UnsafeMutablePointer<iovec>, capacity: Int) -> Int {
-        var used = 0
-        var index = head
-        while index < chunks.count && used < capacity {
-            if let chunk = chunks[index] {
-                let skip = index == head ? headOffset : 0
-                iovecs[used] = iovec(
-                    iov_base: UnsafeMutableRawPointer(mutating: chunk.baseAddress + skip),
-                    iov_len: chunk.count - skip)
-                used += 1
-            }
-            index += 1
+    func fill(_ iovecs: UnsafeMutablePointer<iovec>, capacity limit: Int) -> Int {
+        guard let slots else { return 0 }
+        let used = min(count, limit)
+        for index in 0..<used {
+            let chunk = slots[(head + index) & (capacity - 1)].takeUnretainedValue()
+            let skip = index == 0 ? headOffset : 0
+            iovecs[index] = iovec(
+                iov_base: UnsafeMutableRawPointer(mutating: chunk.baseAddress + skip), iov_len: chunk.count - skip)
         }
         return used
     }
 
     /// Drops `written` bytes from the front.
     mutating func consume(_ written: Int) {
+        guard let slots else { return }
         var remaining = written
         pendingBytes -= written
-        while remaining > 0, head < chunks.count, let chunk = chunks[head] {
-            let left = chunk.count - headOffset
-            if remaining >= left {
-                remaining -= left
-                chunks[head] = nil
-                head += 1
-                headOffset = 0
-            } else {
+        while remaining > 0, count > 0 {
+            let front = slots[head]
+            let left = front.takeUnretainedValue().count - headOffset
+            guard remaining >= left else {
                 headOffset += remaining
-                remaining = 0
+                return
             }
+            remaining -= left
+            front.release()
+            head = (head + 1) & (capacity - 1)
+            count -= 1
+            headOffset = 0
         }
-        compact()
+        if count == 0 { drained() }
     }
 
     /// Drops every chunk not yet started, keeping a partly written head so framing stays intact.
     mutating func discardUnstarted() {
-        let keep = head < chunks.count && headOffset > 0 ? 1 : 0
-        for index in (head + keep)..<chunks.count {
-            pendingBytes -= chunks[index]?.count ?? 0
+        guard let slots else { return }
+        let keep = count > 0 && headOffset > 0 ? 1 : 0
+        for index in keep..<count {
+            let chunk = slots[(head + index) & (capacity - 1)]
+            pendingBytes -= chunk.takeUnretainedValue().count
+            chunk.release()
         }
-        chunks.removeSubrange((head + keep)...)
-        compact()
+        count = keep
+        if count == 0 { drained() }
     }
 
-    private mutating func compact() {
-        if head == chunks.count {
-            chunks.removeAll(keepingCapacity: chunks.capacity <= 1024)
-            head = 0
-        } else if head > 64 && head * 2 > chunks.count {
-            chunks.removeSubrange(0..<head)
-            head = 0
+    /// Doubles the ring (allocating the first one), keeping the chunks in order from slot 0.
+    private mutating func grow() {
+        let newCapacity = capacity == 0 ? Self.initialCapacity : capacity * 2
+        let grown = UnsafeMutablePointer<Unmanaged<ByteChunk>>.allocate(capacity: newCapacity)
+        if let slots {
+            for index in 0..<count { grown[index] = slots[(head + index) & (capacity - 1)] }
+            slots.deallocate()
+        }
+        slots = grown
+        capacity = newCapacity
+        head = 0
+    }
+
+    /// Everything was written: keep a small ring for the next pass, free a large one.
+    private mutating func drained() {
+        head = 0
+        headOffset = 0
+        if capacity > Self.keptCapacity {
+            slots?.deallocate()
+            slots = nil
+            capacity = 0
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif
