@@ -24,11 +24,11 @@ public final class WebSocketSession: @unchecked Sendable {
     /// The transport, for the fan-out path: a `let`, so sending to it takes no reference count (the cycle through
     /// the connection's handler ends when the connection closes).
     private let connection: Connection
-    /// Whether bytes go to ``connection`` as they are (no TLS).
-    private let isPlaintext: Bool
     private var machine: WebSocketConnectionStateMachine
     private var pingOutstanding = false
     private var closed = false
+    /// Whether bytes go to ``connection`` as they are (no TLS); next to the flags above, so it costs no padding.
+    private let isPlaintext: Bool
 
     init(owner: ServerConnection, machine: WebSocketConnectionStateMachine) {
         self.owner = owner

@@ -12,7 +12,7 @@ import Glibc
 /// connection holds at most ``keptCapacity`` slots. Owned by the connection's loop.
 struct OutboundQueue: ~Copyable {
     /// Slots of the first ring.
-    static let initialCapacity = 8
+    static let initialCapacity = 2
     /// A drained ring up to this many slots is kept; a larger one is freed.
     static let keptCapacity = 64
 
