@@ -31,6 +31,10 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]),
         // <sys/epoll.h>, which the Glibc module does not export (headers only, nothing to link).
         .systemLibrary(name: "CEpoll"),
+        // nats.c, the official NATS C client (Debian's libnats-dev), for cluster mode's JetStream log.
+        .systemLibrary(
+            name: "CNats", pkgConfig: "libnats",
+            providers: [.apt(["libnats-dev"])]),
 
         // MARK: - base
         .target(name: "Primitives"),
@@ -48,6 +52,8 @@ let package = Package(
         .target(name: "Wire", dependencies: ["DataModel", "Primitives"]),
         .target(name: "Auth", dependencies: ["DataModel", .product(name: "JWTKit", package: "jwt-kit")]),
         .target(name: "Rules", dependencies: ["DataModel"]),
+        // Cluster mode: a namespace's log on a NATS JetStream stream (Store's `ReplicatedLog`).
+        .target(name: "Cluster", dependencies: ["CNats", "Store", "Primitives"]),
 
         // MARK: - compose
         .target(
@@ -80,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "canopy",
             dependencies: [
-                "HTTPServer", "Gateway", "Auth", "Rules", "Store", "DataModel", "Transport", "LoadTester",
+                "HTTPServer", "Gateway", "Auth", "Rules", "Store", "DataModel", "Transport", "LoadTester", "Cluster",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -7,7 +7,7 @@ cd "$REPO_ROOT"
 # Installs the Debian packages the build needs, and any named as arguments, when any is missing.
 ensure_system_packages() {
   local missing=()
-  for package in libssl-dev zlib1g-dev pkg-config openssl "$@"; do
+  for package in libssl-dev zlib1g-dev libnats-dev pkg-config openssl "$@"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
   done
   if ((${#missing[@]})); then

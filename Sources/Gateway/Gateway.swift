@@ -82,7 +82,9 @@ public final class Gateway: Router {
             if let namespace = open[name] { return .success(namespace) }
             guard open.count < configuration.maxNamespaces else { return .failure(.tooMany(configuration.maxNamespaces)) }
             var storeConfiguration = StoreConfiguration(clock: configuration.clock, rulesCompiler: rulesCompiler)
-            if let root = configuration.dataDirectory,
+            if let replicatedLog = configuration.replicatedLog {
+                storeConfiguration.replication = replicatedLog(name)
+            } else if let root = configuration.dataDirectory,
                let directory = DataDirectory.namespaceDirectory(root, namespace: name)
             {
                 var persistence = PersistenceConfiguration(directory: directory)

@@ -6,6 +6,9 @@ import Store
 public struct GatewayConfiguration: Sendable {
     /// Where namespaces persist (one subdirectory each); `nil` keeps every namespace in memory only.
     public var dataDirectory: String?
+    /// Cluster mode: the log each namespace's store follows, shared with the other nodes (`nil`: a single node,
+    /// persisting in ``dataDirectory``).
+    public var replicatedLog: (@Sendable (_ namespace: String) -> any ReplicatedLog)?
     /// The namespace for connections that name none (`ns` missing or empty).
     public var defaultNamespace = DataDirectory.defaultNamespace
     /// Most namespaces open at once; a connection naming another one is refused with 503.

@@ -16,6 +16,8 @@ public enum JournalError: Error, Equatable, Sendable, CustomStringConvertible {
     case journalFailed(file: String)
     /// Another process holds the namespace directory's lock (a running server, or another offline command).
     case locked(directory: String)
+    /// The replicated log of a clustered namespace could not be opened.
+    case replicationFailed(String)
 
     /// A one-line message for logs and command-line output.
     public var description: String {
@@ -32,6 +34,8 @@ public enum JournalError: Error, Equatable, Sendable, CustomStringConvertible {
             return "journal \(file) failed earlier and accepts no more records"
         case .locked(let directory):
             return "\(directory) is locked by another process"
+        case .replicationFailed(let reason):
+            return "the replicated log could not be opened: \(reason)"
         }
     }
 }

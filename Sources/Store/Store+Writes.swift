@@ -16,6 +16,12 @@ extension Store {
                 completion(.failure(refusal))
                 return
             }
+            if replication != nil {
+                propose([.write(write, caller: caller, rulesVersion: 0)]) { settled in
+                    completion(settled.flatMap { $0.writes.first ?? .failure(.unavailable) })
+                }
+                return
+            }
             let result = sequence(write, by: caller)
             finishTask { journal in completion(Self.settle(result, journal: journal)) }
         }
@@ -33,6 +39,14 @@ extension Store {
         queue.async { [self] in
             if let refusal = refusal() {
                 for index in writes.indices { completion(index, .failure(refusal)) }
+                return
+            }
+            if replication != nil {
+                propose(writes.map { .write($0, caller: caller, rulesVersion: 0) }) { settled in
+                    for index in writes.indices {
+                        completion(index, settled.flatMap { $0.writes.indices.contains(index) ? $0.writes[index] : .failure(.unavailable) })
+                    }
+                }
                 return
             }
             var results: [Result<WriteOutcome, StoreError>] = []
@@ -62,6 +76,12 @@ extension Store {
             }
             if let refusal = refusal() {
                 completion?(.failure(refusal))
+                return
+            }
+            if replication != nil {
+                propose([.rules(RulesRevision(version: 0, source: source))]) { settled in
+                    completion?(settled.map(\.rules))
+                }
                 return
             }
             let revision = RulesRevision(version: state.rules.version + 1, source: source)

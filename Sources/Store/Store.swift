@@ -39,7 +39,11 @@ public final class Store: @unchecked Sendable {
     let clock: @Sendable () -> Double
     let compiler: RulesCompiler?
     let persistence: PersistenceDriver?
+    /// The cluster's log, `nil` for a single node.
+    let replication: (any ReplicatedLog)?
     let isClosed = Atomic<Bool>(false)
+    /// Left once loading ended (successfully or not); ``waitUntilLoaded()`` waits for it.
+    private let loading = DispatchGroup()
     private let report = Mutex(LoadReport())
     /// The state the last publishing ``inOrder(publishing:_:)`` task saw; current while its sequence is
     /// ``appliedSequence``.
@@ -52,13 +56,15 @@ public final class Store: @unchecked Sendable {
 
     // Owned by `queue`:
     /// The namespace as the log built it.
-    private(set) var state: LogState
+    var state: LogState
     /// The journal, `nil` in memory (and until loaded).
     private(set) var journal: JournalWriter?
     /// Why the namespace could not be loaded; every later operation fails.
     private var loadFailure: JournalError?
     /// Journal records framed by the current task (reused between tasks).
     private var records = FramedRecords()
+    /// A clustered store's own state (see ``ReplicaState``).
+    var replica = ReplicaState()
 
     /// Opens a store and loads it before returning: in memory, or from its namespace directory (state snapshot,
     /// journal replay; a directory of the earlier sharded format is migrated).
@@ -68,8 +74,12 @@ public final class Store: @unchecked Sendable {
         throws(JournalError)
     {
         self.init(unloaded: configuration, observer: observer, afterTask: nil)
-        let failure: JournalError? = queue.sync { load(configuration) }
-        if let failure { throw failure }
+        if replication != nil {
+            queue.async { [self] in startReplica { _ in } }
+        } else {
+            queue.sync { _ = load(configuration) }
+        }
+        if let failure = waitUntilLoaded() { throw failure }
     }
 
     /// Opens a store whose loading runs on its sequencer, off the caller's thread: everything submitted meanwhile
@@ -83,7 +93,9 @@ public final class Store: @unchecked Sendable {
     {
         let store = Store(unloaded: configuration, observer: observer, afterTask: afterTask)
         store.queue.async {
-            if let failure = store.load(configuration) {
+            if store.replication != nil {
+                store.startReplica(loaded: loaded)
+            } else if let failure = store.load(configuration) {
                 loaded(.failure(failure))
             } else {
                 loaded(.success(store.loadReport))
@@ -101,7 +113,9 @@ public final class Store: @unchecked Sendable {
         compiler = configuration.rulesCompiler
         queue = DispatchQueue(label: "canopy.store.sequencer")
         state = LogState(compiler: configuration.rulesCompiler)
-        persistence = configuration.persistence.map { PersistenceDriver(settings: $0) }
+        replication = configuration.replication
+        persistence = replication == nil ? configuration.persistence.map { PersistenceDriver(settings: $0) } : nil
+        loading.enter()
     }
 
     /// Loads the namespace (on the sequencer); returns why it failed.
@@ -109,6 +123,7 @@ public final class Store: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let persistence, let settings = configuration.persistence else {
             loaded.store(true, ordering: .releasing)
+            loading.leave()
             return nil
         }
         do throws(JournalError) {
@@ -129,20 +144,35 @@ public final class Store: @unchecked Sendable {
         } catch {
             persistence.lock?.unlock()
             persistence.lock = nil
-            loadFailure = error
-            isClosed.store(true, ordering: .relaxed)
-            failed.store(true, ordering: .releasing)
+            fail(loading: error)
             return error
         }
         appliedSequence.store(state.sequence, ordering: .releasing)
         loaded.store(true, ordering: .releasing)
+        loading.leave()
         persistence.start(store: self)
         return nil
     }
 
+    /// Ends loading with `error`: every later operation is refused. On the sequencer.
+    func fail(loading error: JournalError) {
+        loadFailure = error
+        isClosed.store(true, ordering: .relaxed)
+        failed.store(true, ordering: .releasing)
+        loading.leave()
+    }
+
+    /// Ends a successful load: the store serves from now on. On the sequencer.
+    func finishLoading() {
+        appliedSequence.store(state.sequence, ordering: .releasing)
+        loaded.store(true, ordering: .releasing)
+        loading.leave()
+    }
+
     /// Blocks until the store loaded; returns why it could not (never call it on the sequencer or an event loop).
     public func waitUntilLoaded() -> JournalError? {
-        queue.sync { loadFailure }
+        loading.wait()
+        return queue.sync { loadFailure }
     }
 
     /// Whether the namespace loaded (false while loading, and for good after a failure).
@@ -182,9 +212,17 @@ public final class Store: @unchecked Sendable {
     /// state also becomes ``current`` for later readers.
     public func inOrder(publishing: Bool = false, _ body: @escaping @Sendable (StoreSnapshot) -> Void) {
         queue.async { [self] in
-            let snapshot = currentSnapshot()
-            if publishing, snapshot.isAvailable { published.withLock { $0 = snapshot } }
-            body(snapshot)
+            let run = { [self] in
+                let snapshot = currentSnapshot()
+                if publishing, snapshot.isAvailable { published.withLock { $0 = snapshot } }
+                body(snapshot)
+            }
+            // A replica answers only once its own writes proposed before this read are applied.
+            if replication != nil, replica.hasOutstandingProposals {
+                replica.deferred.append((after: replica.lastProposal, run: run))
+            } else {
+                run()
+            }
         }
     }
 

@@ -14,14 +14,18 @@ public struct StoreConfiguration: Sendable {
     /// Compiles the rules revisions the log puts in force (``Store/installRules(source:completion:)``, and when
     /// replaying them); `nil` for a store whose log never holds rules.
     public var rulesCompiler: RulesCompiler?
+    /// The log shared with the other nodes of a cluster: the store then applies that log's order (and keeps the
+    /// tree in memory, ignoring ``persistence``: the log is what is durable). `nil`: a single node.
+    public var replication: (any ReplicatedLog)?
 
-    /// A configuration; by default in memory, with the system clock and no rules.
+    /// A configuration; by default in memory, with the system clock, no rules and no cluster.
     public init(persistence: PersistenceConfiguration? = nil,
                 clock: @escaping @Sendable () -> Double = StoreConfiguration.systemClock,
-                rulesCompiler: RulesCompiler? = nil) {
+                rulesCompiler: RulesCompiler? = nil, replication: (any ReplicatedLog)? = nil) {
         self.persistence = persistence
         self.clock = clock
         self.rulesCompiler = rulesCompiler
+        self.replication = replication
     }
 
     /// Wall-clock time in milliseconds since the Unix epoch (`CLOCK_REALTIME`), whole milliseconds as Firebase uses.

@@ -81,6 +81,12 @@ struct CanopyConfiguration: Decodable {
         var level: String
     }
 
+    struct Cluster: Decodable {
+        /// NATS server URLs of the cluster's JetStream; empty: a single node.
+        var nats: [String]
+        var replicas: Int
+    }
+
     var server: Server
     var webSocket: WebSocket
     var outbound: Outbound
@@ -91,6 +97,7 @@ struct CanopyConfiguration: Decodable {
     var rest: REST
     var rules: Rules
     var log: Log
+    var cluster: Cluster
 }
 
 /// Why the configuration could not be loaded; every message names the key path or file.
@@ -122,6 +129,7 @@ enum ConfigurationLoader {
         "rest": ["corsOrigins": [String](), "keepAliveSeconds": 30, "requireIndexes": true] as [String: Any],
         "rules": ["path": "Config/database.rules.json", "allowOpen": false, "explainDenials": false] as [String: Any],
         "log": ["format": "text", "level": "info"],
+        "cluster": ["nats": [String](), "replicas": 3] as [String: Any],
     ] }
 
     /// Loads the configuration.

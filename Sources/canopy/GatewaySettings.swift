@@ -1,5 +1,6 @@
 import ArgumentParser
 import Auth
+import Cluster
 import Gateway
 import Logging
 import Rules
@@ -27,6 +28,18 @@ enum GatewaySettings {
         configuration.streamKeepAliveSeconds = settings.rest.keepAliveSeconds
         configuration.restRequiresIndexes = settings.rest.requireIndexes
         configuration.streamCutOffBytes = max(1, settings.outbound.highWaterMarkBytes)
+        if !settings.cluster.nats.isEmpty {
+            guard settings.cluster.replicas >= 1 else { throw ValidationError("cluster.replicas must be at least 1") }
+            let cluster: NATSCluster
+            do {
+                cluster = try NATSCluster(urls: settings.cluster.nats, replicas: settings.cluster.replicas)
+            } catch {
+                throw ValidationError("cluster: \(error)")
+            }
+            logger.info("cluster.connected", metadata: ["nats": "\(settings.cluster.nats.joined(separator: ","))",
+                                                        "node": "\(cluster.node)"])
+            configuration.replicatedLog = { namespace in cluster.log(for: namespace) }
+        }
 
         let loopbackOnly = settings.listensOnLoopbackOnly
         let auth = AuthConfiguration(

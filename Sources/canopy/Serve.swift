@@ -62,6 +62,8 @@ struct Serve: ParsableCommand {
     var corsOrigins: [String] = []
     @Flag(help: "Log each denied operation with every rule tried and its outcome.")
     var explainDenials = false
+    @Option(help: "Cluster mode: the NATS JetStream servers holding every namespace's log (nats://HOST:PORT[,…]).")
+    var cluster: String?
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
@@ -127,6 +129,7 @@ struct Serve: ParsableCommand {
         if let tlsCert { settings.tls.certificate = tlsCert; settings.tls.enabled = true }
         if let tlsKey { settings.tls.privateKey = tlsKey }
         if let tlsPort { settings.tls.port = tlsPort }
+        if let cluster { settings.cluster.nats = cluster.split(separator: ",").map(String.init) }
     }
 }
 

@@ -37,10 +37,12 @@ def canopy_binary() -> Path:
 class CanopyServer:
     """One ``canopy serve`` process."""
 
-    def __init__(self, args: list[str] | None = None, name: str = "server", data_dir: Path | None = None):
+    def __init__(self, args: list[str] | None = None, name: str = "server", data_dir: Path | None = None,
+                 binary: Path | None = None, directory: Path | None = None):
         self.args = list(args or [])
         self.name = name
-        self.directory = Path(tempfile.mkdtemp(prefix="canopy-pytest-"))
+        self.binary = binary
+        self.directory = directory or Path(tempfile.mkdtemp(prefix="canopy-pytest-"))
         self.data_dir = data_dir or self.directory / "data"
         self.port_file = self.directory / "port"
         self.log_path = self.directory / "server.log"
@@ -49,7 +51,7 @@ class CanopyServer:
         self.exit_code: int | None = None
 
     def start(self) -> "CanopyServer":
-        binary = canopy_binary()
+        binary = self.binary or canopy_binary()
         if not binary.exists():
             pytest.fail(f"server binary {binary} is missing: build it (swift build) or set CANOPY_BIN")
         command = [
@@ -150,6 +152,20 @@ def _server_survives(request):
         shared = request.getfixturevalue("server")
         if not shared.alive():
             pytest.fail(f"the server died during this test: {shared.log_tail()}")
+
+
+@pytest.fixture
+def nats_cluster(tmp_path):
+    """A started 3-node NATS JetStream cluster (cluster.NatsCluster) for one test, stopped afterwards."""
+    from cluster import NatsCluster, nats_server_binary  # cluster.py imports this module
+
+    if nats_server_binary() is None:
+        pytest.skip("nats-server is not installed (apt-get install nats-server)")
+    cluster = NatsCluster(tmp_path / "nats")
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()
 
 
 @pytest.fixture

@@ -121,6 +121,12 @@ struct BinaryReader {
     }
 
     /// A length-prefixed string; invalid UTF-8 is an error, never repaired.
+    /// Skips `count` bytes (which must be there).
+    mutating func skip(_ count: Int) throws(BinaryDecodingError) {
+        guard count >= 0, count <= bytes.count - offset else { throw failure("length past the end") }
+        offset += count
+    }
+
     mutating func readString() throws(BinaryDecodingError) -> String {
         let count = try readCount(limit: bytes.count - offset)
         let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])

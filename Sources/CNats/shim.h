@@ -1,0 +1,103 @@
+#ifndef CNATS_SHIM_H
+#define CNATS_SHIM_H
+#include <nats/nats.h>
+#include <string.h>
+
+/// The JetStream calls Canopy's cluster mode makes, with flat arguments: the option structs are filled here, in C,
+/// rather than field by field from Swift.
+
+/// Connects to any of `servers` (`count` URLs), reconnecting forever with a 250 ms wait, under connection name `name`.
+static inline natsStatus canopy_nats_connect(natsConnection **connection, const char **servers, int count,
+                                             const char *name) {
+    natsOptions *options = NULL;
+    natsStatus status = natsOptions_Create(&options);
+    if (status == NATS_OK) status = natsOptions_SetServers(options, servers, count);
+    if (status == NATS_OK) status = natsOptions_SetName(options, name);
+    if (status == NATS_OK) status = natsOptions_SetMaxReconnect(options, -1);
+    if (status == NATS_OK) status = natsOptions_SetReconnectWait(options, 250);
+    if (status == NATS_OK) status = natsOptions_SetRetryOnFailedConnect(options, true, NULL, NULL);
+    if (status == NATS_OK) status = natsConnection_Connect(connection, options);
+    natsOptions_Destroy(options);
+    return status;
+}
+
+/// A JetStream context whose asynchronous publishes report to `handler` with `closure`, at most `maxPending`
+/// unacknowledged at a time.
+static inline natsStatus canopy_js_context(jsCtx **context, natsConnection *connection, jsPubAckHandler handler,
+                                           void *closure, int64_t maxPending) {
+    jsOptions options;
+    jsOptions_Init(&options);
+    options.PublishAsync.AckHandler = handler;
+    options.PublishAsync.AckHandlerClosure = closure;
+    options.PublishAsync.MaxPending = maxPending;
+    options.Wait = 10000;
+    return natsConnection_JetStream(context, connection, &options);
+}
+
+/// Makes sure file-backed stream `name` on `subject` exists with `replicas` copies and a de-duplication window of
+/// `duplicateWindowNanos`; reports its last sequence.
+static inline natsStatus canopy_js_ensure_stream(jsCtx *context, const char *name, const char *subject,
+                                                 int64_t replicas, int64_t duplicateWindowNanos, int32_t maxMessageSize,
+                                                 uint64_t *lastSequence, jsErrCode *error) {
+    jsStreamInfo *info = NULL;
+    natsStatus status = js_GetStreamInfo(&info, context, name, NULL, error);
+    if (status == NATS_NOT_FOUND) {
+        jsStreamConfig config;
+        jsStreamConfig_Init(&config);
+        const char *subjects[1] = {subject};
+        config.Name = name;
+        config.Subjects = subjects;
+        config.SubjectsLen = 1;
+        config.Storage = js_FileStorage;
+        config.Replicas = replicas;
+        config.Duplicates = duplicateWindowNanos;
+        config.MaxMsgSize = maxMessageSize;
+        status = js_AddStream(&info, context, &config, NULL, error);
+        if (status != NATS_OK && *error == JSStreamNameExistErr) {
+            status = js_GetStreamInfo(&info, context, name, NULL, error);
+        }
+    }
+    if (status == NATS_OK && info != NULL) *lastSequence = info->State.LastSeq;
+    if (info != NULL) jsStreamInfo_Destroy(info);
+    return status;
+}
+
+/// Publishes `data` to `subject` asynchronously under de-duplication id `messageID` (the context's handler gets
+/// the outcome).
+static inline natsStatus canopy_js_publish_async(jsCtx *context, const char *subject, const void *data, int length,
+                                                 const char *messageID) {
+    jsPubOptions options;
+    jsPubOptions_Init(&options);
+    options.MsgId = messageID;
+    return js_PublishAsync(context, subject, data, length, &options);
+}
+
+/// An ordered consumer of `stream` on `subject` from sequence `start` (1: everything), delivering to `handler`.
+static inline natsStatus canopy_js_follow(natsSubscription **subscription, jsCtx *context, const char *stream,
+                                          const char *subject, uint64_t start, natsMsgHandler handler, void *closure) {
+    jsSubOptions options;
+    jsSubOptions_Init(&options);
+    options.Stream = stream;
+    options.Ordered = true;
+    options.Config.DeliverPolicy = start <= 1 ? js_DeliverAll : js_DeliverByStartSequence;
+    options.Config.OptStartSeq = start <= 1 ? 0 : start;
+    jsErrCode error = 0;
+    return js_Subscribe(subscription, context, subject, handler, closure, NULL, &options, &error);
+}
+
+/// The stream sequence of a message a consumer delivered (0 when it has no JetStream metadata).
+static inline uint64_t canopy_js_stream_sequence(natsMsg *message) {
+    jsMsgMetaData *meta = NULL;
+    if (natsMsg_GetMetaData(&meta, message) != NATS_OK || meta == NULL) return 0;
+    uint64_t sequence = meta->Sequence.Stream;
+    jsMsgMetaData_Destroy(meta);
+    return sequence;
+}
+
+/// The de-duplication id of a published message ("" when it has none).
+static inline const char *canopy_msg_id(natsMsg *message) {
+    const char *value = NULL;
+    if (natsMsgHeader_Get(message, "Nats-Msg-Id", &value) != NATS_OK || value == NULL) return "";
+    return value;
+}
+#endif

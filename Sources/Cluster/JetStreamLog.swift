@@ -1,0 +1,183 @@
+import CNats
+import Dispatch
+import Store
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A namespace's replicated log on a JetStream stream: the stream `CANOPY_<hex name>` on subject
+/// `canopy.log.<hex name>`, file-backed, with the cluster's replica count.
+///
+/// - **Appends** are asynchronous publishes with the proposal's id as `Nats-Msg-Id`, many in flight. One that is
+///   not acknowledged within ``retryAfterSeconds`` (a leader election, a reconnect) is published again under the
+///   same id, which the stream stores once (its de-duplication window is 10 minutes); after ``giveUpAfterSeconds``
+///   it is reported failed.
+/// - **Following** is an ordered consumer from the requested position; nats.c delivers on its own thread, one
+///   message at a time.
+public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
+    /// An unacknowledged append is published again after this long.
+    static let retryAfterSeconds = 2.0
+    /// An append still unacknowledged after this long is reported failed.
+    static let giveUpAfterSeconds = 60.0
+
+    public var node: String { cluster.node }
+    let cluster: NATSCluster
+    let stream: String
+    let subject: String
+
+    /// Appends not acknowledged yet, by id.
+    private let pending = Mutex<[String: PendingAppend]>([:])
+    private let handles = Mutex(Handles())
+    private let deliver = Mutex<(@Sendable (UInt64, [UInt8]) -> Void)?>(nil)
+
+    init(cluster: NATSCluster, namespace: String) {
+        self.cluster = cluster
+        let name = namespace.utf8.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+            .joined()
+        stream = "CANOPY_\(name)"
+        subject = "canopy.log.\(name)"
+    }
+
+    deinit {
+        close()
+    }
+
+    public func open(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void) {
+        DispatchQueue.global().async { [self] in completion(openNow()) }
+    }
+
+    private func openNow() -> Result<UInt64, ReplicationError> {
+        var created: OpaquePointer?
+        let closure = Unmanaged.passUnretained(self).toOpaque()
+        var status = canopy_js_context(&created, cluster.connection, { _, message, ack, error, closure in
+            guard let closure else { return }
+            let log = Unmanaged<JetStreamLog>.fromOpaque(closure).takeUnretainedValue()
+            let id = message.map { String(cString: canopy_msg_id($0)) } ?? ""
+            log.acknowledged(id: id, succeeded: ack != nil && error == nil)
+            natsMsg_Destroy(message)
+        }, closure, 4096)
+        guard status == NATS_OK, let created else {
+            return .failure(ReplicationError("JetStream context: \(NATSCluster.text(status))"))
+        }
+        handles.withLock { $0.context = created }
+        var last: UInt64 = 0
+        var error = jsErrCode(rawValue: 0)
+        for _ in 0..<60 {
+            status = canopy_js_ensure_stream(created, stream, subject, Int64(cluster.replicas), 600_000_000_000,
+                                             16 << 20, &last, &error)
+            // Right after the servers start, JetStream may have no leader yet: retry for a while.
+            guard status != NATS_OK else { break }
+            usleep(500_000)
+        }
+        guard status == NATS_OK else {
+            return .failure(ReplicationError("stream \(stream): \(NATSCluster.text(status)) (JetStream error \(error.rawValue))"))
+        }
+        startRetryTimer()
+        return .success(last)
+    }
+
+    public func follow(after position: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
+        self.deliver.withLock { $0 = deliver }
+        guard let context = handles.withLock({ $0.context }) else { return }
+        var created: OpaquePointer?
+        let closure = Unmanaged.passUnretained(self).toOpaque()
+        let status = canopy_js_follow(&created, context, stream, subject, position + 1, { _, _, message, closure in
+            guard let closure, let message else { return }
+            let log = Unmanaged<JetStreamLog>.fromOpaque(closure).takeUnretainedValue()
+            let sequence = canopy_js_stream_sequence(message)
+            let count = Int(natsMsg_GetDataLength(message))
+            var payload = [UInt8](repeating: 0, count: count)
+            if count > 0, let data = natsMsg_GetData(message) {
+                payload.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: data, count: count)) }
+            }
+            natsMsg_Destroy(message)
+            if sequence > 0 { log.deliver.withLock { $0 }?(sequence, payload) }
+        }, closure)
+        if status == NATS_OK { handles.withLock { $0.subscription = created } }
+    }
+
+    public func append(_ payload: [UInt8], id: String, failed: @escaping @Sendable (ReplicationError) -> Void) {
+        let append = PendingAppend(payload: payload, failed: failed, firstSent: Self.now(), lastSent: Self.now())
+        pending.withLock { $0[id] = append }
+        publish(payload, id: id)
+    }
+
+    public func close() {
+        let closing = handles.withLock { handles in
+            defer { handles = Handles() }
+            return handles
+        }
+        closing.timer?.cancel()
+        if let subscription = closing.subscription {
+            natsSubscription_Unsubscribe(subscription)
+            natsSubscription_Destroy(subscription)
+        }
+        if let context = closing.context { jsCtx_Destroy(context) }
+    }
+
+    // MARK: - Appending
+
+    private func publish(_ payload: [UInt8], id: String) {
+        guard let context = handles.withLock({ $0.context }) else { return }
+        let status = payload.withUnsafeBytes { bytes in
+            canopy_js_publish_async(context, subject, bytes.baseAddress, Int32(bytes.count), id)
+        }
+        // A refused publish (disconnected, too many pending) is retried by the timer like an unacknowledged one.
+        _ = status
+    }
+
+    /// The outcome of an asynchronous publish (on nats.c's thread).
+    private func acknowledged(id: String, succeeded: Bool) {
+        guard succeeded else { return }  // retried by the timer under the same id
+        pending.withLock { $0[id] = nil }
+    }
+
+    private func startRetryTimer() {
+        let source = DispatchSource.makeTimerSource(queue: .global())
+        source.schedule(deadline: .now() + 0.5, repeating: 0.5)
+        source.setEventHandler { [weak self] in self?.retryOverdue() }
+        source.resume()
+        handles.withLock { $0.timer = source }
+    }
+
+    /// Publishes again what was not acknowledged in time; fails what waited too long.
+    private func retryOverdue() {
+        let now = Self.now()
+        var again: [(String, [UInt8])] = []
+        var failed: [@Sendable (ReplicationError) -> Void] = []
+        pending.withLock { pending in
+            for (id, append) in pending where now - append.lastSent >= Self.retryAfterSeconds {
+                if now - append.firstSent >= Self.giveUpAfterSeconds {
+                    failed.append(append.failed)
+                    pending[id] = nil
+                } else {
+                    pending[id]?.lastSent = now
+                    again.append((id, append.payload))
+                }
+            }
+        }
+        for (id, payload) in again { publish(payload, id: id) }
+        for report in failed { report(ReplicationError("not acknowledged within \(Int(Self.giveUpAfterSeconds)) s")) }
+    }
+
+    private static func now() -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+    }
+}
+
+/// nats.c's objects of one log (the pointers are used from any thread: nats.c is thread-safe).
+private struct Handles: @unchecked Sendable {
+    var context: OpaquePointer?
+    var subscription: OpaquePointer?
+    var timer: (any DispatchSourceTimer)?
+}
+
+/// An append waiting for its acknowledgement.
+struct PendingAppend: Sendable {
+    let payload: [UInt8]
+    let failed: @Sendable (ReplicationError) -> Void
+    let firstSent: Double
+    var lastSent: Double
+}

@@ -1,0 +1,55 @@
+import CNats
+import Store
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A connection to the NATS servers of a Canopy cluster, shared by every namespace's ``JetStreamLog``.
+///
+/// nats.c reconnects by itself (to any of the URLs, for ever, every 250 ms), so a server that dies or restarts
+/// costs a pause, not the connection.
+public final class NATSCluster: @unchecked Sendable {
+    // The connection pointer is set once in `init` and only freed in `deinit`; nats.c is thread-safe.
+    let connection: OpaquePointer
+    /// This process's name among the log's writers (random per start).
+    public let node: String
+    /// Copies of each stream (at most the number of servers in a JetStream cluster).
+    public let replicas: Int
+
+    /// Connects to `urls` (`nats://host:port`, several for a cluster).
+    ///
+    /// - Throws: ``ReplicationError`` when the URLs are malformed or no server is reachable.
+    public init(urls: [String], replicas: Int) throws(ReplicationError) {
+        var random = SystemRandomNumberGenerator()
+        node = String(random.next() & 0xFFFF_FFFF_FFFF, radix: 36)
+        self.replicas = max(1, replicas)
+        var connection: OpaquePointer?
+        let name = "canopy-\(node)"
+        var cStrings = urls.map { strdup($0) }
+        defer { for string in cStrings { free(string) } }
+        let status = cStrings.withUnsafeMutableBufferPointer { pointers in
+            pointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { servers in
+                canopy_nats_connect(&connection, servers.baseAddress, Int32(servers.count), name)
+            }
+        }
+        guard status == NATS_OK, let connection else {
+            throw ReplicationError("cannot connect to \(urls.joined(separator: ",")): \(NATSCluster.text(status))")
+        }
+        self.connection = connection
+    }
+
+    deinit {
+        natsConnection_Destroy(connection)
+    }
+
+    /// The log of `namespace` (its stream is created when first opened).
+    public func log(for namespace: String) -> JetStreamLog {
+        JetStreamLog(cluster: self, namespace: namespace)
+    }
+
+    /// nats.c's text for `status`.
+    static func text(_ status: natsStatus) -> String {
+        natsStatus_GetText(status).map { String(cString: $0) } ?? "status \(status.rawValue)"
+    }
+}

@@ -1,0 +1,38 @@
+/// Where a clustered store's entries get their one order: a log shared by every node serving the namespace.
+///
+/// A clustered ``Store`` applies nothing directly. It appends each task's writes as one ``Proposal`` and applies
+/// the log's entries in the log's order, its own among everyone's, with the same pure transition as a single node
+/// (``LogState/apply(_:isReplay:)``). Every replica therefore builds the same tree and takes the same decisions. The
+/// store holds no networking: an implementation (the cluster module's JetStream stream) brings the log.
+/// Callbacks may run on any thread, one at a time per kind.
+public protocol ReplicatedLog: AnyObject, Sendable {
+    /// This node's name among the log's writers, unique to this process (a restarted node gets a new one): it tells
+    /// a store which entries are its own proposals.
+    var node: String { get }
+
+    /// Opens the log (creating it when it does not exist) and reports the position of its last entry now: a
+    /// replica that has applied up to it has caught up with everything acknowledged before it opened.
+    func open(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void)
+
+    /// Delivers every entry after position `after`, in order and each once, with its position, for as long as the
+    /// log is open.
+    func follow(after: UInt64, deliver: @escaping @Sendable (_ position: UInt64, _ payload: [UInt8]) -> Void)
+
+    /// Appends `payload`. An append retried under the same `id` is stored once. `failed` runs when the payload could
+    /// not be appended for good (it then never appears among the entries).
+    func append(_ payload: [UInt8], id: String, failed: @escaping @Sendable (ReplicationError) -> Void)
+
+    /// Stops following and appending.
+    func close()
+}
+
+/// Why the replicated log could not be opened or appended to.
+public struct ReplicationError: Error, Sendable, CustomStringConvertible {
+    /// A one-line description from the log's engine.
+    public let description: String
+
+    /// An error with its description.
+    public init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,126 @@
+import DataModel
+import Dispatch
+
+/// What a clustered store keeps besides the log state (owned by the sequencer).
+struct ReplicaState {
+    /// The log position of the last entry applied.
+    var appliedPosition: UInt64 = 0
+    /// The number of this node's last proposal.
+    var lastProposal: UInt64 = 0
+    /// This node's proposals not applied yet, by number, with what to do once they are (or failed).
+    var waiting: [UInt64: @Sendable (Result<ProposalResult, StoreError>) -> Void] = [:]
+    /// Reads and listens submitted while this node's proposals up to `after` were outstanding, in submission order.
+    var deferred: [(after: UInt64, run: () -> Void)] = []
+    /// Loading: the log position to reach before serving, and whom to tell.
+    var catchUp: (position: UInt64, loaded: @Sendable (Result<LoadReport, JournalError>) -> Void)?
+    /// Proposals that could not be decoded (written by an incompatible version); every replica skips them alike.
+    var undecodable = 0
+
+    var hasOutstandingProposals: Bool { !waiting.isEmpty }
+
+    /// The lowest number among the outstanding proposals (every proposal below it is settled).
+    var oldestOutstanding: UInt64? { waiting.keys.min() }
+}
+
+/// What applying one of this node's proposals did.
+struct ProposalResult: Sendable {
+    /// One result per write, in order.
+    let writes: [Result<WriteOutcome, StoreError>]
+    /// The rules in force after the proposal.
+    let rules: RulesRevision
+}
+
+extension Store {
+    /// Opens the cluster's log and follows it from the start; the store serves (and `loaded` runs) once it applied
+    /// everything the log held when it opened. On the sequencer.
+    func startReplica(loaded: @escaping @Sendable (Result<LoadReport, JournalError>) -> Void) {
+        guard let replication else { return }
+        replication.open { [self] opened in
+            queue.async { [self] in
+                switch opened {
+                case .failure(let error):
+                    let failure = JournalError.replicationFailed(error.description)
+                    fail(loading: failure)
+                    loaded(.failure(failure))
+                case .success(let position):
+                    replica.catchUp = (position, loaded)
+                    checkCaughtUp()
+                    replication.follow(after: replica.appliedPosition) { [self] position, payload in
+                        queue.async { [self] in applyCommitted(position, payload) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Proposes `operations` to the cluster's log; `settle` runs once they were applied here at their place in the
+    /// log (or could not be appended). On the sequencer.
+    func propose(_ operations: [LogOperation],
+                 settle: @escaping @Sendable (Result<ProposalResult, StoreError>) -> Void)
+    {
+        guard let replication else { return }
+        replica.lastProposal += 1
+        let proposal = Proposal(node: replication.node, number: replica.lastProposal, clock: clock(),
+                                operations: operations)
+        replica.waiting[proposal.number] = settle
+        let number = proposal.number
+        replication.append(ProposalCodec.encode(proposal), id: proposal.id) { [self] _ in
+            queue.async { [self] in
+                replica.waiting.removeValue(forKey: number)?(.failure(.unavailable))
+                runSettledReads()
+            }
+        }
+    }
+
+    /// Applies the log's entry at `position`: every operation of its proposal in order, each with the next
+    /// sequence number, the time `max(previous, proposer's clock)` and the rules in force here. Replicas that apply
+    /// the same entries reach the same tree and decisions. On the sequencer.
+    func applyCommitted(_ position: UInt64, _ payload: [UInt8]) {
+        guard position > replica.appliedPosition else { return }
+        replica.appliedPosition = position
+        guard let proposal = try? ProposalCodec.decode(payload) else {
+            replica.undecodable += 1
+            checkCaughtUp()
+            return
+        }
+        var results: [Result<WriteOutcome, StoreError>] = []
+        for operation in proposal.operations {
+            let timestamp = max(state.timestamp, proposal.clock)
+            switch operation {
+            case .write(let write, let caller, _):
+                let entry = LogEntry(sequence: state.sequence + 1, timestamp: timestamp,
+                                     operation: .write(write, caller: caller, rulesVersion: state.rules.version))
+                let result = state.applyWrite(write, caller: caller, entry: entry, isReplay: false)
+                if case .success(let (_, record)) = result { observer?(record) }
+                results.append(result.map { $0.0 })
+            case .rules(let revision):
+                guard revision.source != state.rules.source else { continue }
+                let next = RulesRevision(version: state.rules.version + 1, source: revision.source)
+                _ = state.apply(LogEntry(sequence: state.sequence + 1, timestamp: timestamp, operation: .rules(next)))
+            }
+        }
+        finishTask { _ in }
+        if proposal.node == replication?.node, let settle = replica.waiting.removeValue(forKey: proposal.number) {
+            settle(.success(ProposalResult(writes: results, rules: state.rules)))
+        }
+        runSettledReads()
+        checkCaughtUp()
+    }
+
+    /// Runs the deferred reads whose earlier proposals are all settled, in order.
+    private func runSettledReads() {
+        let oldest = replica.oldestOutstanding
+        while let first = replica.deferred.first, oldest.map({ first.after < $0 }) ?? true {
+            replica.deferred.removeFirst()
+            first.run()
+        }
+    }
+
+    /// Finishes loading once the replica reached the position the log had when it opened.
+    private func checkCaughtUp() {
+        guard let catchUp = replica.catchUp, replica.appliedPosition >= catchUp.position else { return }
+        replica.catchUp = nil
+        finishLoading()
+        catchUp.loaded(.success(loadReport))
+    }
+}

@@ -1,0 +1,210 @@
+"""Cluster mode harness: a 3-node NATS JetStream cluster on loopback and Canopy nodes started against it.
+
+``NatsCluster`` writes one config per server (as in ``../shared/spec/nats-jetstream-notes.md``, "A 3-node cluster on
+loopback") into a temporary directory, picks free loopback ports once (kept across restarts) and counts a server as
+up when its client port accepts connections and its monitoring endpoint (``/jsz``) names the JetStream metadata
+leader. ``start_canopy_node`` starts ``canopy serve --cluster …`` the way conftest starts a single server. Tests get
+a started cluster from the ``nats_cluster`` fixture (conftest.py), skipped when ``nats-server`` is not installed.
+Servers are indexed from 0 (``kill(0)`` stops the server named ``n1``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from conftest import CanopyServer
+
+READY_TIMEOUT = 30.0  # a lost metadata leader takes 2.9's Raft election timeout (4–9 s) to replace
+STOP_TIMEOUT = 10.0
+
+
+def nats_server_binary() -> str | None:
+    """``nats-server`` on PATH, or Debian's ``/usr/sbin/nats-server`` (not on a normal user's PATH)."""
+    found = shutil.which("nats-server")
+    if found is None and os.access("/usr/sbin/nats-server", os.X_OK):
+        found = "/usr/sbin/nats-server"
+    return found
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct loopback ports that nothing listens on now (all bound at once, then released)."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def accepts(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+        return True
+    except OSError:
+        return False
+
+
+class NatsServer:
+    """One member of the cluster: its ports, config file, log and (while running) process."""
+
+    def __init__(self, name: str, client_port: int, route_port: int, http_port: int):
+        self.name = name
+        self.client_port = client_port
+        self.route_port = route_port
+        self.http_port = http_port
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"nats://127.0.0.1:{self.client_port}"
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def jsz(self) -> dict:
+        """The server's JetStream report (``/jsz``); ``{}`` when it does not answer."""
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.http_port}/jsz", timeout=1) as response:
+                return json.load(response)
+        except (OSError, ValueError):
+            return {}
+
+    def meta_leader(self) -> str:
+        """The name of the JetStream metadata leader this server knows of, or ``""``."""
+        return self.jsz().get("meta_cluster", {}).get("leader", "")
+
+
+class NatsCluster:
+    """Three ``nats-server`` processes with JetStream, clustered on loopback; files under ``directory``."""
+
+    def __init__(self, directory: Path | None = None, binary: str | None = None):
+        self.directory = Path(directory or tempfile.mkdtemp(prefix="canopy-nats-"))
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.binary = binary or nats_server_binary() or "nats-server"
+        ports = free_ports(9)
+        self.servers = [NatsServer(f"n{i + 1}", *ports[3 * i:3 * i + 3]) for i in range(3)]
+
+    @property
+    def urls(self) -> list[str]:
+        """The client URLs of the three servers (what ``canopy serve --cluster`` takes, comma-separated)."""
+        return [server.url for server in self.servers]
+
+    def start(self) -> "NatsCluster":
+        for index in range(len(self.servers)):
+            self._spawn(index)
+        self.wait_ready()
+        return self
+
+    def stop(self) -> None:
+        """SIGTERM to every running server, SIGKILL to any still running after 10 s."""
+        for server in self.servers:
+            if server.alive():
+                server.process.send_signal(signal.SIGTERM)
+        for server in self.servers:
+            if server.process is not None:
+                try:
+                    server.process.wait(STOP_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    server.process.kill()
+                    server.process.wait(5)
+
+    def kill(self, index: int) -> None:
+        """SIGKILL server ``index`` (0-based) and wait for it to exit; its store is kept for ``restart``."""
+        server = self.servers[index]
+        if server.alive():
+            server.process.kill()
+            server.process.wait(5)
+
+    def restart(self, index: int) -> None:
+        """Start server ``index`` again on its ports and store (stopping it first if it runs); waits until ready."""
+        server = self.servers[index]
+        if server.alive():
+            server.process.send_signal(signal.SIGTERM)
+            server.process.wait(STOP_TIMEOUT)
+        self._spawn(index)
+        self.wait_ready()
+
+    def meta_leader(self) -> str:
+        """The metadata leader's name (``n1``…) as the running servers agree on it, or ``""``."""
+        leaders = {server.meta_leader() for server in self.servers if server.alive()}
+        running = {server.name for server in self.servers if server.alive()}
+        return leaders.pop() if len(leaders) == 1 and leaders <= running else ""
+
+    def wait_ready(self, timeout: float = READY_TIMEOUT) -> None:
+        """Until every running server accepts clients and all name the same running metadata leader."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for server in self.servers:
+                if server.process is not None and server.process.poll() is not None and server.process.returncode > 0:
+                    raise RuntimeError(f"nats {server.name} exited with {server.process.returncode}: "
+                                       f"{self.log_tail(server)}")
+            running = [server for server in self.servers if server.alive()]
+            if all(accepts(server.client_port) for server in running) and self.meta_leader():
+                return
+            time.sleep(0.05)
+        raise RuntimeError(f"no JetStream metadata leader within {timeout}s: "
+                           + " | ".join(f"{s.name}: {self.log_tail(s, 600)}" for s in self.servers))
+
+    def log_tail(self, server: NatsServer, limit: int = 2000) -> str:
+        try:
+            return (self.directory / f"{server.name}.log").read_bytes()[-limit:].decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def _spawn(self, index: int) -> None:
+        server = self.servers[index]
+        routes = ", ".join(f"nats-route://127.0.0.1:{s.route_port}" for s in self.servers)
+        config = self.directory / f"{server.name}.conf"
+        config.write_text(
+            f"server_name: {server.name}\n"
+            f"listen: 127.0.0.1:{server.client_port}\n"
+            f"http: 127.0.0.1:{server.http_port}\n"
+            "max_payload: 8MB\n"
+            f'jetstream {{ store_dir: "{self.directory / server.name / "js"}", max_memory_store: 256MB, '
+            "max_file_store: 4GB }\n"
+            f"cluster {{ name: canopy, listen: 127.0.0.1:{server.route_port}, routes: [ {routes} ] }}\n")
+        with open(self.directory / f"{server.name}.log", "ab") as log:
+            server.process = subprocess.Popen([self.binary, "-c", str(config)], stdout=log,
+                                              stderr=subprocess.STDOUT, cwd=self.directory)
+
+    def __enter__(self) -> "NatsCluster":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class CanopyNode(CanopyServer):
+    """A ``canopy serve --cluster …`` process: conftest's ``CanopyServer`` with its own binary and directory."""
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def restart(self) -> "CanopyNode":
+        """Stops the node if it runs and starts it again on the same data directory (the old log is kept)."""
+        self.stop()
+        self.port_file.unlink(missing_ok=True)
+        if self.log_path.exists():
+            self.log_path.rename(self.directory / f"server.{len(list(self.directory.glob('server.*.log')))}.log")
+        return self.start()
+
+
+def start_canopy_node(binary: Path | str, tmpdir: Path | str, cluster_urls: list[str], *args: str) -> CanopyNode:
+    """A started Canopy node in a new directory under ``tmpdir`` (port file, log, data), clustered over
+    ``cluster_urls``; extra ``args`` go to ``canopy serve``. The caller stops it (``stop()``, or ``kill()``)."""
+    directory = Path(tempfile.mkdtemp(prefix="canopy-node-", dir=tmpdir))
+    node = CanopyNode(["--cluster", ",".join(cluster_urls), *args], name=directory.name, binary=Path(binary),
+                      directory=directory)
+    return node.start()

@@ -1,0 +1,170 @@
+import DataModel
+import Dispatch
+import Synchronization
+@testable import Store
+import Testing
+
+/// A replicated log in memory: one order for every node's appends, each follower fed in order on its own queue.
+/// What JetStream provides in cluster mode, without the network, to test the stores' side of the contract.
+final class MemoryLog: @unchecked Sendable {
+    // Everything below is guarded by `mutex`.
+    private let mutex = Mutex(())
+    private var entries: [[UInt8]] = []
+    private var ids: Set<String> = []
+    private var followers: [(queue: DispatchQueue, deliver: @Sendable (UInt64, [UInt8]) -> Void)] = []
+
+    /// The view of the log one node gets.
+    func node(_ name: String) -> Replica { Replica(log: self, node: name) }
+
+    var count: Int { mutex.withLock { _ in entries.count } }
+
+    fileprivate func append(_ payload: [UInt8], id: String) {
+        mutex.withLock { _ in
+            guard ids.insert(id).inserted else { return }
+            entries.append(payload)
+            let position = UInt64(entries.count)
+            for follower in followers {
+                let deliver = follower.deliver
+                follower.queue.async { deliver(position, payload) }
+            }
+        }
+    }
+
+    fileprivate func follow(after: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
+        mutex.withLock { _ in
+            let queue = DispatchQueue(label: "memory-log.follower")
+            for (index, payload) in entries.enumerated() where UInt64(index) >= after {
+                queue.async { deliver(UInt64(index + 1), payload) }
+            }
+            followers.append((queue, deliver))
+        }
+    }
+
+    final class Replica: ReplicatedLog, @unchecked Sendable {
+        let log: MemoryLog
+        let node: String
+
+        init(log: MemoryLog, node: String) {
+            self.log = log
+            self.node = node
+        }
+
+        func open(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void) {
+            completion(.success(UInt64(log.count)))
+        }
+
+        func follow(after: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
+            log.follow(after: after, deliver: deliver)
+        }
+
+        func append(_ payload: [UInt8], id: String, failed: @escaping @Sendable (ReplicationError) -> Void) {
+            log.append(payload, id: id)
+        }
+
+        func close() {}
+    }
+}
+
+@Suite("Clustered stores on one replicated log")
+struct StoreReplicationTests {
+    /// `count` stores on one log, each recording the change records it reports.
+    static func replicas(_ count: Int, on log: MemoryLog) throws -> [(store: Store, records: Locked<[String]>)] {
+        try (0..<count).map { index in
+            let records = Locked<[String]>([])
+            let store = try Store(
+                configuration: StoreConfiguration(clock: { Double(1_700_000_000_000 + index * 1000) },
+                                                  replication: log.node("n\(index)")),
+                observer: { record in
+                    records.withLock { $0.append("\(record.sequence) \(record.changes.map { "\($0.path)" })") }
+                })
+            return (store, records)
+        }
+    }
+
+    /// Waits until `store` applied `sequence` entries (bounded).
+    static func waitForSequence(_ store: Store, _ sequence: UInt64) async -> Bool {
+        for _ in 0..<2_000 {
+            let applied: UInt64 = await withCheckedContinuation { continuation in
+                store.inOrder { continuation.resume(returning: $0.sequence) }
+            }
+            if applied >= sequence { return true }
+            await Task.yield()
+        }
+        return false
+    }
+
+    @Test("writes from every node take one order: the same tree and the same change records everywhere")
+    func oneOrder() async throws {
+        let log = MemoryLog()
+        let nodes = try Self.replicas(3, on: log)
+        let perNode = 150
+        await withTaskGroup(of: Void.self) { group in
+            for (index, node) in nodes.enumerated() {
+                group.addTask {
+                    for step in 0..<perNode {
+                        let writes = [
+                            try? Fixture.set("/counter", #"{".sv":{"increment":1}}"#),
+                            try? Fixture.set("/last", "\"n\(index)-\(step)\""),
+                            try? Fixture.set("/at", #"{".sv":"timestamp"}"#),
+                        ].compactMap { $0 }
+                        _ = await node.store.apply(writes[step % writes.count])
+                    }
+                }
+            }
+        }
+        for node in nodes { #expect(await Self.waitForSequence(node.store, UInt64(3 * perNode))) }
+        let trees = await nodes.asyncMap { await $0.store.tree }
+        #expect(trees.allSatisfy { $0 == trees[0] })
+        #expect(trees[0].descendant(at: try Fixture.path("/counter")) == (try Fixture.node("150")))
+        let records = nodes.map { $0.records.value }
+        #expect(records.allSatisfy { $0 == records[0] } && records[0].count == 3 * perNode)
+    }
+
+    @Test("compare-and-set transactions racing from different nodes end at the exact total")
+    func transactions() async throws {
+        let log = MemoryLog()
+        let nodes = try Self.replicas(3, on: log)
+        let path = try Fixture.path("/total")
+        let perNode = 40
+        await withTaskGroup(of: Void.self) { group in
+            for node in nodes {
+                group.addTask {
+                    var done = 0
+                    while done < perNode {
+                        let current = await node.store.value(at: path)
+                        let next = (current.leafValue.flatMap { if case .number(let n) = $0 { n } else { nil } } ?? 0) + 1
+                        guard let value = try? Fixture.value("\(Int(next))") else { return }
+                        let write = StoreWrite.set(.node(path), value, expectedHash: Store.hash(of: current))
+                        if case .success = await node.store.apply(write) { done += 1 }
+                    }
+                }
+            }
+        }
+        for node in nodes {
+            #expect(await Self.waitForSequence(node.store, UInt64(log.count)))
+            #expect(await node.store.value(at: path) == (try Fixture.node("\(3 * perNode)")))
+        }
+    }
+
+    @Test("a read submitted after a write on the same node sees it, before the write's completion")
+    func readsFollowOwnWrites() async throws {
+        let log = MemoryLog()
+        let nodes = try Self.replicas(2, on: log)
+        let path = try Fixture.path("/mine")
+        for step in 0..<50 {
+            let seen: Node = await withCheckedContinuation { continuation in
+                nodes[0].store.write(try! Fixture.set("/mine", "\(step)"), by: .privileged) { _ in }
+                nodes[0].store.read(path) { continuation.resume(returning: $0) }
+            }
+            #expect(seen == (try Fixture.node("\(step)")))
+        }
+    }
+}
+
+extension Sequence {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}
