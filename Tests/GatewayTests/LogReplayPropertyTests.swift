@@ -176,7 +176,7 @@ struct LogReplayPropertyTests {
             switch state.apply(entry, isReplay: true) {
             case .applied: replayed.append("ok")
             case .rejected(let error): replayed.append("\(error)")
-            case .rulesInstalled: break
+            case .rulesInstalled, .presenceChanged: break
             }
         }
         let firstDifference = zip(replayed, live).enumerated().first { $0.element.0 != $0.element.1 }?.offset

@@ -71,8 +71,10 @@ struct StoreReplicationTests {
     static func replicas(_ count: Int, on log: MemoryLog) throws -> [(store: Store, records: Locked<[String]>)] {
         try (0..<count).map { index in
             let records = Locked<[String]>([])
+            // Clocks a few seconds apart, as on real machines: the log's time never goes back anyway.
+            let skew = Double(index * 1000)
             let store = try Store(
-                configuration: StoreConfiguration(clock: { Double(1_700_000_000_000 + index * 1000) },
+                configuration: StoreConfiguration(clock: { StoreConfiguration.systemClock() - skew },
                                                   replication: log.node("n\(index)")),
                 observer: { record in
                     records.withLock { $0.append("\(record.sequence) \(record.changes.map { "\($0.path)" })") }
@@ -158,6 +160,56 @@ struct StoreReplicationTests {
             }
             #expect(seen == (try Fixture.node("\(step)")))
         }
+    }
+}
+
+@Suite("onDisconnect writes across a cluster")
+struct ClusterDisconnectTests {
+    @Test("an armed write runs once, everywhere, when its connection ends; firing again does nothing")
+    func firesOnClose() async throws {
+        let log = MemoryLog()
+        let nodes = try StoreReplicationTests.replicas(2, on: log)
+        let armed = try Fixture.update("/", [("presence/alice", #""offline""#)])
+        let done: Bool = await withCheckedContinuation { continuation in
+            nodes[0].store.armDisconnect(session: "s1", write: armed) { continuation.resume(returning: $0) }
+        }
+        #expect(done)
+        let fired: Result<WriteOutcome, StoreError>? = await withCheckedContinuation { continuation in
+            nodes[0].store.fireDisconnect(session: "s1") { continuation.resume(returning: $0) }
+        }
+        #expect((try? fired?.get()) != nil)
+        let again: Result<WriteOutcome, StoreError>? = await withCheckedContinuation { continuation in
+            nodes[0].store.fireDisconnect(session: "s1") { continuation.resume(returning: $0) }
+        }
+        #expect(again == nil)
+        for node in nodes {
+            #expect(await StoreReplicationTests.waitForSequence(node.store, 3))
+            #expect(await node.store.value(at: try Fixture.path("/presence/alice")) == (try Fixture.node(#""offline""#)))
+        }
+    }
+
+    @Test("a node silent past the bound has its armed writes run by the survivors, once")
+    func deadNode() async throws {
+        let log = MemoryLog()
+        let nodes = try StoreReplicationTests.replicas(2, on: log)
+        // A node that armed a write and then died: its proposal is in the log, it never speaks again.
+        let ghost = log.node("ghost")
+        let armed = try Fixture.update("/", [("presence/bob", #""offline""#)])
+        // It was last heard 4 s ago, so the survivors must wait about 1 s more before running its write.
+        let proposal = Proposal(node: "ghost", number: 1, clock: StoreConfiguration.systemClock() - 4_000,
+                                operations: [.armDisconnect(node: "ghost", session: "s9", write: armed)])
+        ghost.append(ProposalCodec.encode(proposal), id: proposal.id) { _ in }
+        let path = try Fixture.path("/presence/bob")
+        let started = ContinuousClock.now
+        var fired = false
+        while !fired, ContinuousClock.now - started < .seconds(30) {
+            fired = await nodes.asyncMap { await $0.store.value(at: path) }.allSatisfy { $0 == (try? Fixture.node(#""offline""#)) }
+            if !fired { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(fired, "the dead node's onDisconnect write did not run on every replica")
+        #expect(ContinuousClock.now - started >= .milliseconds(500), "ran before the node was silent long enough")
+        let records = nodes.map { $0.records.value.filter { $0.contains("presence") } }
+        #expect(records.allSatisfy { $0.count == 1 }, "run more than once: \(records)")
     }
 }
 

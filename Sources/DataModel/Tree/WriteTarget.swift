@@ -23,3 +23,13 @@ public enum WriteTarget: Sendable, Hashable {
         }
     }
 }
+
+extension WriteTarget {
+    /// This relative target placed under `base`.
+    public func below(_ base: Path) -> WriteTarget {
+        switch self {
+        case .node(let path): return .node(base.appending(path))
+        case .priority(of: let path): return .priority(of: base.appending(path))
+        }
+    }
+}

@@ -135,6 +135,18 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
                 return queue
             }
             guard !queued.isEmpty else { return }
+            if store.isClustered {
+                // The write is armed in every replica; running it is one entry of the log.
+                store.fireDisconnect(session: sessionID) { result in
+                    if case .failure(let error) = result {
+                        metrics.rejectedWrites.increment()
+                        logger.warning("onDisconnect writes failed", metadata: ["error": "\(error)"])
+                    } else if result != nil {
+                        metrics.writes.increment()
+                    }
+                }
+                return
+            }
             store.write(queued.write, by: .privileged) { result in
                 switch result {
                 case .success: metrics.writes.increment()
@@ -192,8 +204,11 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
             }
         case .onDisconnectCancel(let path):
             namespace.store.inOrder { [self] _ in
-                onDisconnect.withLock { $0.forget(path) }
-                loop.execute { self.send(.ok(request)) }
+                let queued = onDisconnect.withLock { queue in
+                    queue.forget(path)
+                    return queue
+                }
+                armAcrossCluster(queued) { [self] in loop.execute { self.send(.ok(request)) } }
             }
         case .get(let get):
             read(get, request: request)
@@ -206,12 +221,27 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     {
         let gate = rulesGate
         namespace.store.inOrder { [self] snapshot in
-            let allowed = gate.mayRegister(write, in: snapshot)
-            if allowed { onDisconnect.withLock { remember(&$0) } }
-            loop.execute {
-                if allowed { self.send(.ok(request)) } else { self.deny(request) }
+            guard gate.mayRegister(write, in: snapshot) else {
+                loop.execute { self.deny(request) }
+                return
             }
+            let queued = onDisconnect.withLock { queue in
+                remember(&queue)
+                return queue
+            }
+            armAcrossCluster(queued) { [self] in loop.execute { self.send(.ok(request)) } }
         }
+    }
+
+    /// In cluster mode, arms the connection's onDisconnect writes in every replica before `then` runs (so that a
+    /// survivor runs them if this node dies); on a single node, `then` runs at once. On the sequencer.
+    private func armAcrossCluster(_ queued: OnDisconnectQueue, then: @escaping @Sendable () -> Void) {
+        let store = namespace.store
+        guard store.isClustered else {
+            then()
+            return
+        }
+        store.armDisconnect(session: sessionID, write: queued.isEmpty ? nil : queued.write) { _ in then() }
     }
 
     /// Queues a write; the writes of one read pass go to the store together (one queue hop, one group commit),
@@ -408,16 +438,6 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
 
     private func failConnection(code: UInt16, reason: String) {
         webSocket.close(code: code, reason: String(reason.utf8.prefix(120)) ?? "protocol error")
-    }
-}
-
-extension WriteTarget {
-    /// This relative target placed under `base`.
-    func below(_ base: Path) -> WriteTarget {
-        switch self {
-        case .node(let path): return .node(base.appending(path))
-        case .priority(of: let path): return .priority(of: base.appending(path))
-        }
     }
 }
 

@@ -30,6 +30,16 @@ public enum LogOperation: Sendable, Equatable {
     case write(StoreWrite, caller: WriteCaller, rulesVersion: UInt64)
     /// Puts a rules revision in force for every later entry.
     case rules(RulesRevision)
+    /// Cluster mode: `node` arms the onDisconnect write of its connection `session` (`nil`: disarms it). Every
+    /// replica holds it, so the write runs even when the node dies (``nodeDown(_:silentFor:)``).
+    case armDisconnect(node: String, session: String, write: StoreWrite?)
+    /// Cluster mode: connection `session` of `node` ended: its armed write runs now, as a privileged write.
+    case disconnect(node: String, session: String)
+    /// Cluster mode: `node` is alive at this entry's time.
+    case heartbeat(node: String)
+    /// Cluster mode: `node` is gone if the log holds nothing from it for `silentFor` milliseconds before this
+    /// entry's time; then every write it armed runs, in one update, its sessions in order of their ids.
+    case nodeDown(_ node: String, silentFor: Double)
 }
 
 /// Who made a write, as the security rules see it.

@@ -8,6 +8,10 @@ import DataModel
 /// operation = 1 varint(rules version) caller write        a write
 ///           | 2 varint(version) 0                         rules: none
 ///           | 2 varint(version) 1 varint(n) byte*n         rules: their source text
+///           | 3 string(node) string(session) (0 | 1 write) cluster: arm (or disarm) an onDisconnect write
+///           | 4 string(node) string(session)              cluster: a connection ended
+///           | 5 string(node)                              cluster: a node's heartbeat
+///           | 6 string(node) f64(milliseconds)            cluster: a node silent that long is gone
 /// caller    = 0 | 1 json                                   privileged | user with this auth
 /// write     = 0 target value (0 | 1 string)                set, with an optional compare-and-set hash
 ///           | 1 path varint(count) (target value)*         update
@@ -50,6 +54,27 @@ enum LogEntryCodec {
             } else {
                 writer.write(0)
             }
+        case .armDisconnect(let node, let session, let write):
+            writer.write(3)
+            writer.writeString(node)
+            writer.writeString(session)
+            if let write {
+                writer.write(1)
+                encode(write, into: &writer)
+            } else {
+                writer.write(0)
+            }
+        case .disconnect(let node, let session):
+            writer.write(4)
+            writer.writeString(node)
+            writer.writeString(session)
+        case .heartbeat(let node):
+            writer.write(5)
+            writer.writeString(node)
+        case .nodeDown(let node, let silentFor):
+            writer.write(6)
+            writer.writeString(node)
+            writer.writeUInt64(silentFor.bitPattern)
         }
     }
 
@@ -162,6 +187,23 @@ enum LogEntryCodec {
                 operation = .rules(RulesRevision(version: version, source: source))
             default: throw reader.failure("unknown rules form")
             }
+        case 3:
+            let node = try reader.readString()
+            let session = try reader.readString()
+            switch try reader.readByte() {
+            case 0: operation = .armDisconnect(node: node, session: session, write: nil)
+            case 1: operation = .armDisconnect(node: node, session: session, write: try decodeWrite(from: &reader))
+            default: throw reader.failure("unknown onDisconnect form")
+            }
+        case 4:
+            operation = .disconnect(node: try reader.readString(), session: try reader.readString())
+        case 5:
+            operation = .heartbeat(node: try reader.readString())
+        case 6:
+            let node = try reader.readString()
+            let silentFor = Double(bitPattern: try reader.readUInt64())
+            guard silentFor.isFinite else { throw reader.failure("silence is not finite") }
+            operation = .nodeDown(node, silentFor: silentFor)
         default:
             throw reader.failure("unknown entry kind")
         }

@@ -14,6 +14,8 @@ public struct LogState: Sendable {
     public private(set) var rules: RulesRevision
     /// The compiled rules in force, `nil` when there are none (every write is allowed).
     public private(set) var policy: (any WritePolicy)?
+    /// Cluster mode: the nodes' liveness and armed onDisconnect writes (empty on a single node).
+    public private(set) var presence = ClusterPresence()
     /// Compiles rules revisions.
     private let compiler: RulesCompiler?
 
@@ -56,6 +58,8 @@ public struct LogState: Sendable {
         /// The entry put a rules revision in force (`compiled` is false when its source did not compile: then
         /// every write judged by the rules is denied until the next revision).
         case rulesInstalled(compiled: Bool)
+        /// Cluster mode: the entry changed only who is alive or what is armed.
+        case presenceChanged
     }
 
     /// Applies the entry that follows the state (its sequence number must be ``sequence`` + 1).
@@ -79,6 +83,34 @@ public struct LogState: Sendable {
             case .success(let (outcome, record)): return .applied(outcome, record)
             case .failure(let error): return .rejected(error)
             }
+        case .armDisconnect(let node, let session, let write):
+            presence.lastHeard[node] = entry.timestamp
+            presence.armed[node, default: [:]][session] = write
+            if presence.armed[node]?.isEmpty == true { presence.armed[node] = nil }
+            return .presenceChanged
+        case .disconnect(let node, let session):
+            presence.lastHeard[node] = entry.timestamp
+            guard let write = presence.armed[node]?.removeValue(forKey: session) else { return .presenceChanged }
+            if presence.armed[node]?.isEmpty == true { presence.armed[node] = nil }
+            return runDisconnectWrite(write, entry: entry)
+        case .heartbeat(let node):
+            presence.lastHeard[node] = entry.timestamp
+            return .presenceChanged
+        case .nodeDown(let node, let silentFor):
+            guard (presence.lastHeard[node] ?? 0) + silentFor <= entry.timestamp,
+                let write = presence.combinedWrite(of: node)
+            else { return .presenceChanged }
+            presence.armed[node] = nil
+            presence.lastHeard[node] = nil
+            return runDisconnectWrite(write, entry: entry)
+        }
+    }
+
+    /// Runs an onDisconnect write (privileged: it was judged when registered).
+    private mutating func runDisconnectWrite(_ write: StoreWrite, entry: LogEntry) -> Outcome {
+        switch applyWrite(write, caller: .privileged, entry: entry, isReplay: false) {
+        case .success(let (outcome, record)): return .applied(outcome, record)
+        case .failure(let error): return .rejected(error)
         }
     }
 

@@ -15,6 +15,10 @@ struct ReplicaState {
     var catchUp: (position: UInt64, loaded: @Sendable (Result<LoadReport, JournalError>) -> Void)?
     /// Proposals that could not be decoded (written by an incompatible version); every replica skips them alike.
     var undecodable = 0
+    /// The heartbeat and failure-detection timer, once this node armed an onDisconnect write.
+    var presenceTimer: (any DispatchSourceTimer)?
+    /// Nodes this replica proposed as down, until that proposal is applied.
+    var downProposed: Set<String> = []
 
     var hasOutstandingProposals: Bool { !waiting.isEmpty }
 
@@ -97,6 +101,15 @@ extension Store {
                 guard revision.source != state.rules.source else { continue }
                 let next = RulesRevision(version: state.rules.version + 1, source: revision.source)
                 _ = state.apply(LogEntry(sequence: state.sequence + 1, timestamp: timestamp, operation: .rules(next)))
+            case .armDisconnect, .disconnect, .heartbeat, .nodeDown:
+                let entry = LogEntry(sequence: state.sequence + 1, timestamp: timestamp, operation: operation)
+                switch state.apply(entry) {
+                case .applied(let outcome, let record):
+                    observer?(record)
+                    results.append(.success(outcome))
+                case .rejected(let error): results.append(.failure(error))
+                case .rulesInstalled, .presenceChanged: break
+                }
             }
         }
         finishTask { _ in }
@@ -121,6 +134,85 @@ extension Store {
         guard let catchUp = replica.catchUp, replica.appliedPosition >= catchUp.position else { return }
         replica.catchUp = nil
         finishLoading()
+        startPresenceTimer()
         catchUp.loaded(.success(loadReport))
     }
+
+    // MARK: - onDisconnect across nodes
+
+    /// Cluster mode: arms `write` (`nil`: disarms) as the onDisconnect write of connection `session` in every
+    /// replica; `completion` runs once this replica applied it (at once, with `false`, on a single node).
+    public func armDisconnect(session: String, write: StoreWrite?,
+                              completion: @escaping @Sendable (Bool) -> Void)
+    {
+        queue.async { [self] in
+            guard let replication, refusal() == nil else {
+                completion(false)
+                return
+            }
+            propose([.armDisconnect(node: replication.node, session: session, write: write)]) { settled in
+                completion((try? settled.get()) != nil)
+            }
+            startPresenceTimer()
+        }
+    }
+
+    /// Cluster mode: connection `session` ended; its armed write runs at this place in the log. `completion` gets
+    /// the write's result (`nil` when nothing was armed).
+    public func fireDisconnect(session: String,
+                               completion: @escaping @Sendable (Result<WriteOutcome, StoreError>?) -> Void)
+    {
+        queue.async { [self] in
+            guard let replication, refusal() == nil else {
+                completion(.failure(.unavailable))
+                return
+            }
+            propose([.disconnect(node: replication.node, session: session)]) { settled in
+                switch settled {
+                case .success(let result): completion(result.writes.first)
+                case .failure(let error): completion(.failure(error))
+                }
+            }
+        }
+    }
+
+    /// Whether this store follows a cluster's log.
+    public var isClustered: Bool { replication != nil }
+
+    /// Starts the once-a-second presence work (once): heartbeats while this node has armed writes, and a
+    /// `nodeDown` proposal for any node with armed writes silent for ``ClusterTiming/silenceMilliseconds``.
+    func startPresenceTimer() {
+        guard replica.presenceTimer == nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + ClusterTiming.heartbeatSeconds, repeating: ClusterTiming.heartbeatSeconds)
+        timer.setEventHandler { [weak self] in self?.presenceTick() }
+        timer.resume()
+        replica.presenceTimer = timer
+    }
+
+    private func presenceTick() {
+        guard let replication, refusal() == nil, replica.catchUp == nil else { return }
+        let me = replication.node
+        if state.presence.armed[me] != nil {
+            propose([.heartbeat(node: me)]) { _ in }
+        }
+        let now = max(state.timestamp, clock())
+        for node in state.presence.nodesWithArmedWrites where node != me && !replica.downProposed.contains(node) {
+            let heard = state.presence.lastHeard[node] ?? 0
+            guard heard + ClusterTiming.silenceMilliseconds <= now else { continue }
+            replica.downProposed.insert(node)
+            propose([.nodeDown(node, silentFor: ClusterTiming.silenceMilliseconds)]) { [self] _ in
+                queue.async { [self] in replica.downProposed.remove(node) }
+            }
+        }
+    }
+}
+
+/// How quickly a cluster notices a dead node.
+public enum ClusterTiming {
+    /// A node with armed onDisconnect writes appends a heartbeat this often.
+    public static let heartbeatSeconds = 1.0
+    /// A node silent this long in the log is gone: its armed onDisconnect writes run (5 s, several missed
+    /// heartbeats; the bound on firing is this plus one heartbeat period plus the log's latency).
+    public static let silenceMilliseconds = 5_000.0
 }
