@@ -30,7 +30,7 @@ static inline natsStatus canopy_js_context(jsCtx **context, natsConnection *conn
     options.PublishAsync.AckHandler = handler;
     options.PublishAsync.AckHandlerClosure = closure;
     options.PublishAsync.MaxPending = maxPending;
-    options.Wait = 10000;
+    options.Wait = 3000;
     return natsConnection_JetStream(context, connection, &options);
 }
 

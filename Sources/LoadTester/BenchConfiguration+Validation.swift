@@ -7,9 +7,28 @@ extension BenchConfiguration {
         return messages
     }
 
-    /// The parsed server URL.
+    /// The parsed server URL (the first, when ``url`` lists several).
     public var serverURL: ServerURL {
-        get throws(BenchConfigurationError) { try ServerURL(url) }
+        get throws(BenchConfigurationError) { try serverURLs[0] }
+    }
+
+    /// Every server URL: ``url`` may list the nodes of a cluster, comma-separated, all with the same scheme and
+    /// path; connection `i` goes to node `i` modulo their count.
+    public var serverURLs: [ServerURL] {
+        get throws(BenchConfigurationError) {
+            var urls: [ServerURL] = []
+            for text in url.split(separator: ",", omittingEmptySubsequences: false) {
+                urls.append(try ServerURL(String(text)))
+            }
+            guard let first = urls.first else { throw BenchConfigurationError("--url is empty") }
+            for other in urls.dropFirst()
+            where other.secure != first.secure || other.plainTCPScheme != first.plainTCPScheme
+                || other.target != first.target
+            {
+                throw BenchConfigurationError("the URLs of --url must share their scheme and path")
+            }
+            return urls
+        }
     }
 
     /// The request target of the upgrade: the URL's own path, or Firebase's `/.ws?v=5&ns=NS` when it has none.
@@ -20,6 +39,7 @@ extension BenchConfiguration {
 
     /// Checks the options together and throws the first problem, naming the option.
     public func validate() throws(BenchConfigurationError) {
+        _ = try serverURLs
         let server = try serverURL
         try checkProtocol(server)
         try Self.check("--threads", threads, in: 1...64)

@@ -41,11 +41,13 @@ final class LocalFleet: Fleet {
     /// of the configuration's threads.
     init(configuration: BenchConfiguration, slot: Int, slots: Int, clockOrigin: UInt64) throws {
         let server = try configuration.serverURL
-        let address: ServerAddress
-        do {
-            address = try ServerAddress(host: server.host, port: server.port)
-        } catch {
-            throw BenchRunError.unreachable("\(error)")
+        var addresses: [ServerAddress] = []
+        for node in try configuration.serverURLs {
+            do {
+                addresses.append(try ServerAddress(host: node.host, port: node.port))
+            } catch {
+                throw BenchRunError.unreachable("\(error)")
+            }
         }
         let tlsContext = try Self.tlsContext(for: configuration, server: server)
         let plan = RunPlan(configuration)
@@ -55,7 +57,7 @@ final class LocalFleet: Fleet {
         workers = (0..<threads).map { thread in
             Worker(
                 index: slot * threads + thread, count: slots * threads, configuration: configuration, plan: plan,
-                server: server, address: address, tlsContext: tlsContext, coordinator: coordinator)
+                server: server, addresses: addresses, tlsContext: tlsContext, coordinator: coordinator)
         }
     }
 

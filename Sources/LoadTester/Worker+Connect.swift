@@ -45,7 +45,8 @@ extension Worker {
     private func startConnect(_ index: Int) {
         let fd: Int32
         do {
-            fd = try address.startConnect(
+            let global = connections[index].global
+            fd = try addresses[global % addresses.count].startConnect(
                 sourceAddress: sourceAddress(of: connections[index].global),
                 receiveBufferBytes: connections[index].role == .stalled ? Self.stalledReceiveBuffer : nil)
         } catch {
@@ -70,7 +71,7 @@ extension Worker {
     /// (127.0.0.1, 127.0.0.2, …, round robin); nil: let the kernel choose.
     private func sourceAddress(of global: Int) -> UInt32? {
         let spread = configuration.sourceAddresses ?? 1
-        guard spread > 1, address.isIPv4Loopback else { return nil }
+        guard spread > 1, addresses.allSatisfy(\.isIPv4Loopback) else { return nil }
         return 0x7F00_0001 + UInt32(global % spread)
     }
 

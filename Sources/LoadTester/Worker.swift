@@ -20,7 +20,8 @@ final class Worker: @unchecked Sendable {
     let configuration: BenchConfiguration
     let plan: RunPlan
     let server: ServerURL
-    let address: ServerAddress
+    /// The server's address, or each node's of a cluster (connection `global` goes to node `global % count`).
+    let addresses: [ServerAddress]
     let coordinator: Coordinator
     /// Connections owned here.
     let count: Int
@@ -74,14 +75,14 @@ final class Worker: @unchecked Sendable {
     /// Creates worker `index` of `count`, owning global connections `index`, `index + count`, …
     init(
         index: Int, count workers: Int, configuration: BenchConfiguration, plan: RunPlan, server: ServerURL,
-        address: ServerAddress, tlsContext: TLSContext?, coordinator: Coordinator
+        addresses: [ServerAddress], tlsContext: TLSContext?, coordinator: Coordinator
     ) {
         workerIndex = index
         workerCount = workers
         self.configuration = configuration
         self.plan = plan
         self.server = server
-        self.address = address
+        self.addresses = addresses
         self.tlsContext = tlsContext
         self.coordinator = coordinator
         let globalIndices = Array(stride(from: index, to: plan.connections, by: workers))

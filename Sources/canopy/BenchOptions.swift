@@ -3,7 +3,7 @@ import LoadTester
 
 /// Options every `canopy bench` scenario takes; nil leaves the scenario's default.
 struct BenchOptions: ParsableArguments {
-    @Option(help: "Server: ws://HOST:PORT[/PATH] or wss://… (Firebase adds /.ws?v=5&ns=NS without a path); redis:// or nats:// for those protocols.")
+    @Option(help: "Server: ws://HOST:PORT[/PATH] or wss://… (Firebase adds /.ws?v=5&ns=NS without a path); redis:// or nats:// for those protocols. Several comma-separated (a cluster's nodes): connection i goes to node i mod N.")
     var url: String?
     @Option(name: .customLong("protocol"), help: "firebase, mqtt (QoS 0), raw (a broadcast/echo endpoint), redis or nats (pub/sub on plain TCP).")
     var wireProtocol: BenchProtocol?

@@ -22,4 +22,16 @@ struct PeerConfigurationTests {
         configuration.url = "nats://127.0.0.1"
         #expect(throws: BenchConfigurationError.self) { try configuration.validate() }
     }
+
+    @Test("several URLs name a cluster's nodes; they must share scheme and path")
+    func clusterURLs() throws {
+        var configuration = BenchConfiguration(scenario: .fanout)
+        configuration.url = "ws://127.0.0.1:9000,ws://127.0.0.1:9001,ws://127.0.0.2:9002"
+        #expect(throws: Never.self) { try configuration.validate() }
+        #expect(try configuration.serverURLs.map(\.port) == [9000, 9001, 9002])
+        configuration.url = "ws://127.0.0.1:9000,wss://127.0.0.1:9001"
+        #expect(throws: BenchConfigurationError.self) { try configuration.validate() }
+        configuration.url = "ws://127.0.0.1:9000,"
+        #expect(throws: BenchConfigurationError.self) { try configuration.validate() }
+    }
 }

@@ -32,7 +32,7 @@ func readySubscriber(_ change: (inout BenchConfiguration) -> Void = { _ in }) th
     let server = try configuration.serverURL
     let worker = Worker(
         index: 0, count: 1, configuration: configuration, plan: RunPlan(configuration), server: server,
-        address: try ServerAddress(host: "127.0.0.1", port: 1), tlsContext: nil,
+        addresses: [try ServerAddress(host: "127.0.0.1", port: 1)], tlsContext: nil,
         coordinator: Coordinator(clockOrigin: 0))
     worker.connections[1].state = .open
     worker.connections[1].helloSeen = true
