@@ -57,6 +57,8 @@ measure() {
         fanout) args=(fanout --subscribers 10000 --messages 600 --window 128) ;;
         writes) args=(writes --writers 100 --listeners 2 --messages 50000 --window 8) ;;
     esac
+    # Warm-up: the namespace's stream exists (creating an R3 stream takes about half a second) before measuring.
+    "$canopy_bin" bench writes --writers 1 --messages 10 --ns "$name" --url "$url" --timeout 60 > /dev/null 2>&1 || true
     printf '%q ' canopy bench "${args[@]}" --ns "$name" --url "URLS" > "$out/$name.cmd"
     "$canopy_bin" bench "${args[@]}" --ns "$name" --url "$url" --threads 1 --timeout 240 \
         --json "$out/$name.json" > "$out/$name.log" 2>&1 || true

@@ -23,6 +23,8 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     static let giveUpAfterSeconds = 60.0
 
     public var node: String { cluster.node }
+    /// The servers' `max_payload`, less room for the message's headers.
+    public var maxPayloadBytes: Int { max(1024, Int(natsConnection_GetMaxPayload(cluster.connection)) - 1024) }
     let cluster: NATSCluster
     let stream: String
     let subject: String

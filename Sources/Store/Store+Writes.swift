@@ -18,7 +18,7 @@ extension Store {
             }
             if replication != nil {
                 propose([.write(write, caller: caller, rulesVersion: 0)]) { settled in
-                    completion(settled.flatMap { $0.writes.first ?? .failure(.unavailable) })
+                    completion(settled.flatMap { ($0.writes.first ?? nil) ?? .failure(.unavailable) })
                 }
                 return
             }
@@ -44,7 +44,9 @@ extension Store {
             if replication != nil {
                 propose(writes.map { .write($0, caller: caller, rulesVersion: 0) }) { settled in
                     for index in writes.indices {
-                        completion(index, settled.flatMap { $0.writes.indices.contains(index) ? $0.writes[index] : .failure(.unavailable) })
+                        completion(index, settled.flatMap { result in
+                            (result.writes.indices.contains(index) ? result.writes[index] : nil) ?? .failure(.unavailable)
+                        })
                     }
                 }
                 return

@@ -16,6 +16,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case unavailable
     /// The write's authorizer refused it (security rules); nothing was changed.
     case denied
+    /// Cluster mode: the write does not fit in one message of the replicated log (`limit` bytes); nothing was
+    /// changed.
+    case tooLarge(bytes: Int, limit: Int)
 
     /// A one-line message.
     public var description: String {
@@ -26,6 +29,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .persistence(let error): return "persistence failed: \(error)"
         case .unavailable: return "store unavailable"
         case .denied: return "permission denied"
+        case .tooLarge(let bytes, let limit):
+            return "write too large for the cluster's log: \(bytes) bytes encoded, at most \(limit)"
         }
     }
 }

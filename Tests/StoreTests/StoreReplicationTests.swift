@@ -43,6 +43,7 @@ final class MemoryLog: @unchecked Sendable {
     final class Replica: ReplicatedLog, @unchecked Sendable {
         let log: MemoryLog
         let node: String
+        var maxPayloadBytes: Int { 64 * 1024 }
 
         init(log: MemoryLog, node: String) {
             self.log = log
@@ -146,6 +147,31 @@ struct StoreReplicationTests {
             #expect(await Self.waitForSequence(node.store, UInt64(log.count)))
             #expect(await node.store.value(at: path) == (try Fixture.node("\(3 * perNode)")))
         }
+    }
+
+    @Test("a turn's writes travel as one message; a write too large for one message is refused, nothing applied")
+    func packing() async throws {
+        let log = MemoryLog()
+        let nodes = try Self.replicas(2, on: log)
+        let writes = try (0..<50).map { try Fixture.set("/batch/k\($0)", "\($0)") }
+        let results = Locked<[Int]>([])
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            nodes[0].store.write(batch: writes, by: .privileged) { index, result in
+                if case .success = result { results.withLock { $0.append(index) } }
+                if index == writes.count - 1 { continuation.resume() }
+            }
+        }
+        #expect(results.value == Array(0..<50))
+        #expect(log.count == 1, "50 writes of one task took \(log.count) messages")
+        let huge = try Fixture.set("/huge", "\"" + String(repeating: "x", count: 100_000) + "\"")
+        let refused = await nodes[0].store.apply(huge)
+        guard case .failure(.tooLarge) = refused else {
+            Issue.record("a write larger than a log message was not refused: \(refused)")
+            return
+        }
+        #expect(log.count == 1)
+        #expect(await Self.waitForSequence(nodes[1].store, 50))
+        #expect(await nodes[1].store.value(at: try Fixture.path("/batch/k49")) == (try Fixture.node("49")))
     }
 
     @Test("a read submitted after a write on the same node sees it, before the write's completion")

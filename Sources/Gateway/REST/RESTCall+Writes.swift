@@ -92,7 +92,7 @@ extension RESTCall {
             return reply.plain(.preconditionFailed, writer.bytes, headers: ["ETag": Self.etag(of: current)])
         case .denied:
             return reply.failure(.permissionDenied)
-        case .invalidPriority, .serverValue:
+        case .invalidPriority, .serverValue, .tooLarge:
             return reply.failure(.badRequest("Invalid data; \(error)"))
         case .persistence, .unavailable:
             return reply.failure(RESTError(status: .serviceUnavailable, message: "Service unavailable: \(error)"))

@@ -455,7 +455,7 @@ extension StoreError {
     var wireStatus: ResponseStatus {
         switch self {
         case .stale: return .dataStale
-        case .invalidPriority, .serverValue: return .invalidRequest
+        case .invalidPriority, .serverValue, .tooLarge: return .invalidRequest
         case .denied: return .permissionDenied
         case .persistence, .unavailable: return .unavailable
         }

@@ -18,7 +18,10 @@ struct Proposal: Sendable, Equatable {
     let operations: [LogOperation]
 
     /// The log's de-duplication id: a retried append of the same proposal is stored once.
-    var id: String { "\(node)-\(number)" }
+    var id: String { Self.id(node: node, number: number) }
+
+    /// The de-duplication id of proposal `number` of `node`.
+    static func id(node: String, number: UInt64) -> String { "\(node)-\(number)" }
 }
 
 /// The payload encoding of a ``Proposal``: `'P' 1 varint(n) node varint(number) f64(clock) varint(count)
@@ -29,18 +32,32 @@ enum ProposalCodec {
     private static let version: UInt8 = 1
 
     static func encode(_ proposal: Proposal) -> [UInt8] {
+        encode(node: proposal.node, number: proposal.number, clock: proposal.clock,
+               entries: proposal.operations.map(entry))
+    }
+
+    /// One operation's encoding inside a proposal (its entry's sequence and time are the replica's to give).
+    static func entry(_ operation: LogOperation) -> [UInt8] {
+        var writer = BinaryWriter()
+        LogEntryCodec.encode(LogEntry(sequence: 0, timestamp: 0, operation: operation), into: &writer)
+        return writer.bytes
+    }
+
+    /// Bytes a proposal adds around its entries (at most).
+    static let overheadBytes = 64
+
+    /// A proposal of already encoded entries (``entry(_:)``).
+    static func encode(node: String, number: UInt64, clock: Double, entries: [[UInt8]]) -> [UInt8] {
         var writer = BinaryWriter()
         writer.write(magic)
         writer.write(version)
-        writer.writeString(proposal.node)
-        writer.writeVarint(proposal.number)
-        writer.writeUInt64(proposal.clock.bitPattern)
-        writer.writeVarint(proposal.operations.count)
-        for operation in proposal.operations {
-            var entry = BinaryWriter()
-            LogEntryCodec.encode(LogEntry(sequence: 0, timestamp: proposal.clock, operation: operation), into: &entry)
-            writer.writeVarint(entry.bytes.count)
-            writer.bytes += entry.bytes
+        writer.writeString(node)
+        writer.writeVarint(number)
+        writer.writeUInt64(clock.bitPattern)
+        writer.writeVarint(entries.count)
+        for entry in entries {
+            writer.writeVarint(entry.count)
+            writer.bytes += entry
         }
         return writer.bytes
     }

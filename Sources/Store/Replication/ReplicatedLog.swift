@@ -10,6 +10,9 @@ public protocol ReplicatedLog: AnyObject, Sendable {
     /// a store which entries are its own proposals.
     var node: String { get }
 
+    /// The largest payload one append may carry.
+    var maxPayloadBytes: Int { get }
+
     /// Opens the log (creating it when it does not exist) and reports the position of its last entry now: a
     /// replica that has applied up to it has caught up with everything acknowledged before it opened.
     func open(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void)

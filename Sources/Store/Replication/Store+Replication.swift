@@ -7,8 +7,12 @@ struct ReplicaState {
     var appliedPosition: UInt64 = 0
     /// The number of this node's last proposal.
     var lastProposal: UInt64 = 0
-    /// This node's proposals not applied yet, by number, with what to do once they are (or failed).
-    var waiting: [UInt64: @Sendable (Result<ProposalResult, StoreError>) -> Void] = [:]
+    /// This node's proposals not applied yet, by number: each caller's range of the proposal's operations and
+    /// what to do once they are applied (or failed).
+    var waiting: [UInt64: [ProposalPart]] = [:]
+    /// The proposal being gathered in this turn of the sequencer (its number is reserved), appended at the turn's
+    /// end: the operations of every task of the turn travel as one message of the log.
+    var gathering: (number: UInt64, entries: [[UInt8]], bytes: Int)?
     /// Reads and listens submitted while this node's proposals up to `after` were outstanding, in submission order.
     var deferred: [(after: UInt64, run: () -> Void)] = []
     /// Loading: the log position to reach before serving, and whom to tell.
@@ -26,10 +30,18 @@ struct ReplicaState {
     var oldestOutstanding: UInt64? { waiting.keys.min() }
 }
 
-/// What applying one of this node's proposals did.
+/// One caller's share of a proposal.
+struct ProposalPart: Sendable {
+    /// Its operations' positions in the proposal.
+    let range: Range<Int>
+    let settle: @Sendable (Result<ProposalResult, StoreError>) -> Void
+}
+
+/// What applying one caller's operations did.
 struct ProposalResult: Sendable {
-    /// One result per write, in order.
-    let writes: [Result<WriteOutcome, StoreError>]
+    /// One result per operation, in order: a write's (or an onDisconnect write's) outcome, `nil` for an operation
+    /// that writes nothing.
+    let writes: [Result<WriteOutcome, StoreError>?]
     /// The rules in force after the proposal.
     let rules: RulesRevision
 }
@@ -63,14 +75,45 @@ extension Store {
                  settle: @escaping @Sendable (Result<ProposalResult, StoreError>) -> Void)
     {
         guard let replication else { return }
-        replica.lastProposal += 1
-        let proposal = Proposal(node: replication.node, number: replica.lastProposal, clock: clock(),
-                                operations: operations)
-        replica.waiting[proposal.number] = settle
-        let number = proposal.number
-        replication.append(ProposalCodec.encode(proposal), id: proposal.id) { [self] _ in
+        let entries = operations.map(ProposalCodec.entry)
+        let bytes = entries.reduce(0) { $0 + $1.count + 5 }
+        let limit = replication.maxPayloadBytes - ProposalCodec.overheadBytes - replication.node.utf8.count
+        guard bytes <= limit else {
+            settle(.failure(.tooLarge(bytes: bytes, limit: limit)))
+            return
+        }
+        if let gathering = replica.gathering,
+            gathering.bytes + bytes > limit || gathering.entries.count >= Self.maxOperationsPerProposal
+        {
+            appendGathered()
+        }
+        if replica.gathering == nil {
+            replica.lastProposal += 1
+            replica.gathering = (replica.lastProposal, [], 0)
+            queue.async { [self] in appendGathered() }
+        }
+        guard var gathering = replica.gathering else { return }
+        let start = gathering.entries.count
+        gathering.entries += entries
+        gathering.bytes += bytes
+        replica.gathering = gathering
+        replica.waiting[gathering.number, default: []].append(
+            ProposalPart(range: start..<gathering.entries.count, settle: settle))
+    }
+
+    /// Most operations one message of the log carries.
+    static let maxOperationsPerProposal = 1024
+
+    /// Appends the proposal gathered in the turn that just ended. On the sequencer.
+    private func appendGathered() {
+        guard let replication, let gathering = replica.gathering else { return }
+        replica.gathering = nil
+        let number = gathering.number
+        let payload = ProposalCodec.encode(node: replication.node, number: number, clock: clock(),
+                                           entries: gathering.entries)
+        replication.append(payload, id: Proposal.id(node: replication.node, number: number)) { [self] _ in
             queue.async { [self] in
-                replica.waiting.removeValue(forKey: number)?(.failure(.unavailable))
+                for part in replica.waiting.removeValue(forKey: number) ?? [] { part.settle(.failure(.unavailable)) }
                 runSettledReads()
             }
         }
@@ -87,7 +130,7 @@ extension Store {
             checkCaughtUp()
             return
         }
-        var results: [Result<WriteOutcome, StoreError>] = []
+        var results: [Result<WriteOutcome, StoreError>?] = []
         for operation in proposal.operations {
             let timestamp = max(state.timestamp, proposal.clock)
             switch operation {
@@ -98,6 +141,7 @@ extension Store {
                 if case .success(let (_, record)) = result { observer?(record) }
                 results.append(result.map { $0.0 })
             case .rules(let revision):
+                results.append(nil)
                 guard revision.source != state.rules.source else { continue }
                 let next = RulesRevision(version: state.rules.version + 1, source: revision.source)
                 _ = state.apply(LogEntry(sequence: state.sequence + 1, timestamp: timestamp, operation: .rules(next)))
@@ -108,13 +152,15 @@ extension Store {
                     observer?(record)
                     results.append(.success(outcome))
                 case .rejected(let error): results.append(.failure(error))
-                case .rulesInstalled, .presenceChanged: break
+                case .rulesInstalled, .presenceChanged: results.append(nil)
                 }
             }
         }
         finishTask { _ in }
-        if proposal.node == replication?.node, let settle = replica.waiting.removeValue(forKey: proposal.number) {
-            settle(.success(ProposalResult(writes: results, rules: state.rules)))
+        if proposal.node == replication?.node, let parts = replica.waiting.removeValue(forKey: proposal.number) {
+            for part in parts where part.range.upperBound <= results.count {
+                part.settle(.success(ProposalResult(writes: Array(results[part.range]), rules: state.rules)))
+            }
         }
         runSettledReads()
         checkCaughtUp()
@@ -169,7 +215,7 @@ extension Store {
             }
             propose([.disconnect(node: replication.node, session: session)]) { settled in
                 switch settled {
-                case .success(let result): completion(result.writes.first)
+                case .success(let result): completion(result.writes.first ?? nil)
                 case .failure(let error): completion(.failure(error))
                 }
             }
