@@ -28,6 +28,8 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     let cluster: NATSCluster
     let stream: String
     let subject: String
+    /// The core NATS subject (not stored) where replicas announce checkpoints.
+    let checkpointSubject: String
 
     /// Appends not acknowledged yet, by id.
     private let pending = Mutex<[String: PendingAppend]>([:])
@@ -40,6 +42,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
             .joined()
         stream = "CANOPY_\(name)"
         subject = "canopy.log.\(name)"
+        checkpointSubject = "canopy.check.\(name)"
     }
 
     deinit {
@@ -106,6 +109,33 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         publish(payload, id: id)
     }
 
+    public func announce(_ checkpoint: Checkpoint) {
+        let text = "\(checkpoint.node) \(checkpoint.position) \(checkpoint.hash)"
+        _ = natsConnection_PublishString(cluster.connection, checkpointSubject, text)
+    }
+
+    public func listenForCheckpoints(_ received: @escaping @Sendable (Checkpoint) -> Void) {
+        let box = Unmanaged.passRetained(CheckpointListener(received)).toOpaque()
+        var created: OpaquePointer?
+        let status = natsConnection_Subscribe(&created, cluster.connection, checkpointSubject, { _, _, message, closure in
+            guard let closure, let message else { return }
+            let listener = Unmanaged<CheckpointListener>.fromOpaque(closure).takeUnretainedValue()
+            let count = Int(natsMsg_GetDataLength(message))
+            let text = natsMsg_GetData(message).map { data in
+                String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
+            } ?? ""
+            natsMsg_Destroy(message)
+            let fields = text.split(separator: " ")
+            guard fields.count == 3, let position = UInt64(fields[1]) else { return }
+            listener.received(Checkpoint(node: String(fields[0]), position: position, hash: String(fields[2])))
+        }, box)
+        if status == NATS_OK {
+            handles.withLock { $0.checkpoints = (created, box) }
+        } else {
+            Unmanaged<CheckpointListener>.fromOpaque(box).release()
+        }
+    }
+
     public func close() {
         let closing = handles.withLock { handles in
             defer { handles = Handles() }
@@ -117,6 +147,11 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
             natsSubscription_Destroy(subscription)
         }
         if let context = closing.context { jsCtx_Destroy(context) }
+        if let (subscription, box) = closing.checkpoints {
+            natsSubscription_Unsubscribe(subscription)
+            natsSubscription_Destroy(subscription)
+            Unmanaged<CheckpointListener>.fromOpaque(box).release()
+        }
     }
 
     // MARK: - Appending
@@ -174,6 +209,17 @@ private struct Handles: @unchecked Sendable {
     var context: OpaquePointer?
     var subscription: OpaquePointer?
     var timer: (any DispatchSourceTimer)?
+    /// The checkpoint subscription and the retained listener it calls.
+    var checkpoints: (OpaquePointer?, UnsafeMutableRawPointer)?
+}
+
+/// What a checkpoint subscription calls (retained for the subscription's life, passed to nats.c as its closure).
+private final class CheckpointListener: Sendable {
+    let received: @Sendable (Checkpoint) -> Void
+
+    init(_ received: @escaping @Sendable (Checkpoint) -> Void) {
+        self.received = received
+    }
 }
 
 /// An append waiting for its acknowledgement.

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Auth
 import DataModel
 import HTTP1
@@ -84,6 +85,14 @@ public final class Gateway: Router {
             var storeConfiguration = StoreConfiguration(clock: configuration.clock, rulesCompiler: rulesCompiler)
             if let replicatedLog = configuration.replicatedLog {
                 storeConfiguration.replication = replicatedLog(name)
+                let (logger, metrics) = (self.logger, self.metrics)
+                storeConfiguration.divergence = { mine, theirs in
+                    metrics.divergences.increment()
+                    logger.critical("cluster.divergence: replicas hold different trees", metadata: [
+                        "namespace": "\(name)", "position": "\(mine.position)", "node": "\(mine.node)",
+                        "hash": "\(mine.hash)", "other_node": "\(theirs.node)", "other_hash": "\(theirs.hash)",
+                    ])
+                }
             } else if let root = configuration.dataDirectory,
                let directory = DataDirectory.namespaceDirectory(root, namespace: name)
             {

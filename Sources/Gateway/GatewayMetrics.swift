@@ -37,6 +37,8 @@ public final class GatewayMetrics: Sendable {
     let streamsOpened: CoreMetrics.Counter
     /// Event streams cut off because their client stopped reading.
     let streamsCutOff: CoreMetrics.Counter
+    /// Cluster mode: another replica's tree hash differed from this one's at the same log position.
+    let divergences: CoreMetrics.Counter
 
     private let liveSessions: CoreMetrics.Gauge
     private let liveListens: CoreMetrics.Gauge
@@ -66,6 +68,7 @@ public final class GatewayMetrics: Sendable {
         restRequests = counter("canopy_rest_requests_total")
         streamsOpened = counter("canopy_event_streams_total")
         streamsCutOff = counter("canopy_event_streams_cut_off_total")
+        divergences = counter("canopy_cluster_divergences_total")
         liveSessions = gauge("canopy_wire_sessions")
         liveListens = gauge("canopy_listens")
         liveViews = gauge("canopy_views")

@@ -41,6 +41,9 @@ public final class Store: @unchecked Sendable {
     let persistence: PersistenceDriver?
     /// The cluster's log, `nil` for a single node.
     let replication: (any ReplicatedLog)?
+    /// Cluster mode: hash the tree every this many positions, and whom to tell of a divergence.
+    let checkpointInterval: UInt64
+    let divergence: (@Sendable (Checkpoint, Checkpoint) -> Void)?
     let isClosed = Atomic<Bool>(false)
     /// Left once loading ended (successfully or not); ``waitUntilLoaded()`` waits for it.
     private let loading = DispatchGroup()
@@ -114,6 +117,8 @@ public final class Store: @unchecked Sendable {
         queue = DispatchQueue(label: "canopy.store.sequencer")
         state = LogState(compiler: configuration.rulesCompiler)
         replication = configuration.replication
+        checkpointInterval = max(1, configuration.checkpointInterval)
+        divergence = configuration.divergence
         persistence = replication == nil ? configuration.persistence.map { PersistenceDriver(settings: $0) } : nil
         loading.enter()
     }

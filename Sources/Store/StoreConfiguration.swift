@@ -17,6 +17,11 @@ public struct StoreConfiguration: Sendable {
     /// The log shared with the other nodes of a cluster: the store then applies that log's order (and keeps the
     /// tree in memory, ignoring ``persistence``: the log is what is durable). `nil`: a single node.
     public var replication: (any ReplicatedLog)?
+    /// Cluster mode: a replica hashes its tree every this many log positions and compares with the others.
+    public var checkpointInterval: UInt64 = 1_000
+    /// Cluster mode: called when another replica's hash at a position differs from this one's (the trees have
+    /// diverged: a bug, or entries applied differently), on a store queue.
+    public var divergence: (@Sendable (_ mine: Checkpoint, _ theirs: Checkpoint) -> Void)?
 
     /// A configuration; by default in memory, with the system clock, no rules and no cluster.
     public init(persistence: PersistenceConfiguration? = nil,

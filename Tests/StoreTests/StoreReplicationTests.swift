@@ -12,6 +12,17 @@ final class MemoryLog: @unchecked Sendable {
     private var entries: [[UInt8]] = []
     private var ids: Set<String> = []
     private var followers: [(queue: DispatchQueue, deliver: @Sendable (UInt64, [UInt8]) -> Void)] = []
+    private var checkpointListeners: [@Sendable (Checkpoint) -> Void] = []
+
+    /// Tells every replica's listener about `checkpoint` (as the core NATS subject does).
+    func announce(_ checkpoint: Checkpoint) {
+        let listeners = mutex.withLock { _ in checkpointListeners }
+        for listener in listeners { DispatchQueue.global().async { listener(checkpoint) } }
+    }
+
+    fileprivate func listen(_ received: @escaping @Sendable (Checkpoint) -> Void) {
+        mutex.withLock { _ in checkpointListeners.append(received) }
+    }
 
     /// The view of the log one node gets.
     func node(_ name: String) -> Replica { Replica(log: self, node: name) }
@@ -62,6 +73,10 @@ final class MemoryLog: @unchecked Sendable {
             log.append(payload, id: id)
         }
 
+        func announce(_ checkpoint: Checkpoint) { log.announce(checkpoint) }
+
+        func listenForCheckpoints(_ received: @escaping @Sendable (Checkpoint) -> Void) { log.listen(received) }
+
         func close() {}
     }
 }
@@ -69,14 +84,21 @@ final class MemoryLog: @unchecked Sendable {
 @Suite("Clustered stores on one replicated log")
 struct StoreReplicationTests {
     /// `count` stores on one log, each recording the change records it reports.
-    static func replicas(_ count: Int, on log: MemoryLog) throws -> [(store: Store, records: Locked<[String]>)] {
+    static func replicas(_ count: Int, on log: MemoryLog, checkpointInterval: UInt64 = 1_000,
+                         divergences: Locked<[String]>? = nil) throws -> [(store: Store, records: Locked<[String]>)]
+    {
         try (0..<count).map { index in
             let records = Locked<[String]>([])
             // Clocks a few seconds apart, as on real machines: the log's time never goes back anyway.
             let skew = Double(index * 1000)
+            var configuration = StoreConfiguration(clock: { StoreConfiguration.systemClock() - skew },
+                                                   replication: log.node("n\(index)"))
+            configuration.checkpointInterval = checkpointInterval
+            configuration.divergence = { mine, theirs in
+                divergences?.withLock { $0.append("\(mine.node)≠\(theirs.node)@\(theirs.position)") }
+            }
             let store = try Store(
-                configuration: StoreConfiguration(clock: { StoreConfiguration.systemClock() - skew },
-                                                  replication: log.node("n\(index)")),
+                configuration: configuration,
                 observer: { record in
                     records.withLock { $0.append("\(record.sequence) \(record.changes.map { "\($0.path)" })") }
                 })
@@ -172,6 +194,23 @@ struct StoreReplicationTests {
         #expect(log.count == 1)
         #expect(await Self.waitForSequence(nodes[1].store, 50))
         #expect(await nodes[1].store.value(at: try Fixture.path("/batch/k49")) == (try Fixture.node("49")))
+    }
+
+    @Test("replicas compare their trees' hashes every few positions: agreement is silent, a differing hash is reported")
+    func divergenceCheck() async throws {
+        let log = MemoryLog()
+        let divergences = Locked<[String]>([])
+        let nodes = try Self.replicas(2, on: log, checkpointInterval: 10, divergences: divergences)
+        for step in 0..<30 { _ = await nodes[step % 2].store.apply(try Fixture.set("/k\(step % 7)", "\(step)")) }
+        for node in nodes { #expect(await Self.waitForSequence(node.store, 30)) }
+        // A replica whose tree differs announces another hash for a position both others have checked.
+        log.announce(Checkpoint(node: "stray", position: 20, hash: "not-the-hash"))
+        var reported: [String] = []
+        for _ in 0..<2_000 where reported.count < 2 {
+            reported = divergences.value
+            await Task.yield()
+        }
+        #expect(reported.sorted() == ["n0≠stray@20", "n1≠stray@20"], "reported: \(reported)")
     }
 
     @Test("a read submitted after a write on the same node sees it, before the write's completion")

@@ -25,8 +25,32 @@ public protocol ReplicatedLog: AnyObject, Sendable {
     /// not be appended for good (it then never appears among the entries).
     func append(_ payload: [UInt8], id: String, failed: @escaping @Sendable (ReplicationError) -> Void)
 
+    /// Tells the other replicas this replica's root hash after applying the entry at `position` (best effort,
+    /// not through the log).
+    func announce(_ checkpoint: Checkpoint)
+
+    /// Calls `received` with the checkpoints other replicas announce.
+    func listenForCheckpoints(_ received: @escaping @Sendable (Checkpoint) -> Void)
+
     /// Stops following and appending.
     func close()
+}
+
+/// A replica's root hash at a log position, compared across replicas to detect divergence.
+public struct Checkpoint: Sendable, Equatable {
+    /// The announcing node.
+    public let node: String
+    /// The log position after which the hash was taken.
+    public let position: UInt64
+    /// ``Store/hash(of:)`` of the whole tree there.
+    public let hash: String
+
+    /// A checkpoint.
+    public init(node: String, position: UInt64, hash: String) {
+        self.node = node
+        self.position = position
+        self.hash = hash
+    }
 }
 
 /// Why the replicated log could not be opened or appended to.

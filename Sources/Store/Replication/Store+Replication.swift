@@ -23,6 +23,8 @@ struct ReplicaState {
     var presenceTimer: (any DispatchSourceTimer)?
     /// Nodes this replica proposed as down, until that proposal is applied.
     var downProposed: Set<String> = []
+    /// This replica's recent checkpoints, and other replicas' not matched yet, by position (bounded).
+    var checkpoints = CheckpointBook()
 
     var hasOutstandingProposals: Bool { !waiting.isEmpty }
 
@@ -60,6 +62,9 @@ extension Store {
                     loaded(.failure(failure))
                 case .success(let position):
                     replica.catchUp = (position, loaded)
+                    replication.listenForCheckpoints { [self] checkpoint in
+                        queue.async { [self] in compare(theirs: checkpoint) }
+                    }
                     checkCaughtUp()
                     replication.follow(after: replica.appliedPosition) { [self] position, payload in
                         queue.async { [self] in applyCommitted(position, payload) }
@@ -164,6 +169,32 @@ extension Store {
         }
         runSettledReads()
         checkCaughtUp()
+        if position % checkpointInterval == 0 { takeCheckpoint(at: position) }
+    }
+
+    // MARK: - Divergence
+
+    /// Hashes the tree as it is after `position` (off the sequencer: the tree is a value), announces it, and
+    /// compares it with what the others announced for that position.
+    private func takeCheckpoint(at position: UInt64) {
+        guard let replication else { return }
+        let root = state.root
+        let node = replication.node
+        DispatchQueue.global().async { [self] in
+            let mine = Checkpoint(node: node, position: position, hash: Store.hash(of: root))
+            replication.announce(mine)
+            queue.async { [self] in
+                for theirs in replica.checkpoints.recordMine(mine) where theirs.hash != mine.hash {
+                    divergence?(mine, theirs)
+                }
+            }
+        }
+    }
+
+    /// Compares another replica's checkpoint with this one's at the same position (now or once taken).
+    private func compare(theirs: Checkpoint) {
+        guard theirs.node != replication?.node else { return }
+        if let mine = replica.checkpoints.recordTheirs(theirs), mine.hash != theirs.hash { divergence?(mine, theirs) }
     }
 
     /// Runs the deferred reads whose earlier proposals are all settled, in order.
@@ -261,4 +292,27 @@ public enum ClusterTiming {
     /// A node silent this long in the log is gone: its armed onDisconnect writes run (5 s, several missed
     /// heartbeats; the bound on firing is this plus one heartbeat period plus the log's latency).
     public static let silenceMilliseconds = 5_000.0
+}
+
+/// The checkpoints a replica keeps for comparing: its own of the last positions, and the others' that arrived
+/// before its own (a replica that lags announces later). Bounded: older entries are dropped.
+struct CheckpointBook {
+    private static let kept = 32
+    private var mine: [UInt64: Checkpoint] = [:]
+    private var early: [UInt64: [Checkpoint]] = [:]
+
+    /// Records this replica's checkpoint; returns the others' already received for its position.
+    mutating func recordMine(_ checkpoint: Checkpoint) -> [Checkpoint] {
+        mine[checkpoint.position] = checkpoint
+        if mine.count > Self.kept, let oldest = mine.keys.min() { mine[oldest] = nil }
+        return early.removeValue(forKey: checkpoint.position) ?? []
+    }
+
+    /// Records another replica's checkpoint; returns this replica's for the same position when it has one.
+    mutating func recordTheirs(_ checkpoint: Checkpoint) -> Checkpoint? {
+        if let own = mine[checkpoint.position] { return own }
+        early[checkpoint.position, default: []].append(checkpoint)
+        if early.count > Self.kept, let oldest = early.keys.min() { early[oldest] = nil }
+        return nil
+    }
 }
