@@ -62,6 +62,16 @@ static inline natsStatus canopy_js_ensure_stream(jsCtx *context, const char *nam
     return status;
 }
 
+/// The last sequence of stream `name` now.
+static inline natsStatus canopy_js_last_sequence(jsCtx *context, const char *name, uint64_t *lastSequence) {
+    jsStreamInfo *info = NULL;
+    jsErrCode error = 0;
+    natsStatus status = js_GetStreamInfo(&info, context, name, NULL, &error);
+    if (status == NATS_OK && info != NULL) *lastSequence = info->State.LastSeq;
+    if (info != NULL) jsStreamInfo_Destroy(info);
+    return status;
+}
+
 /// Publishes `data` to `subject` asynchronously under de-duplication id `messageID` (the context's handler gets
 /// the outcome).
 static inline natsStatus canopy_js_publish_async(jsCtx *context, const char *subject, const void *data, int length,

@@ -83,6 +83,19 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         return .success(last)
     }
 
+    public func lastPosition(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void) {
+        DispatchQueue.global().async { [self] in
+            guard let context = handles.withLock({ $0.context }) else {
+                completion(.failure(ReplicationError("the log is not open")))
+                return
+            }
+            var last: UInt64 = 0
+            let status = canopy_js_last_sequence(context, stream, &last)
+            completion(status == NATS_OK ? .success(last)
+                : .failure(ReplicationError("stream \(stream): \(NATSCluster.text(status))")))
+        }
+    }
+
     public func follow(after position: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
         self.deliver.withLock { $0 = deliver }
         guard let context = handles.withLock({ $0.context }) else { return }

@@ -65,6 +65,10 @@ final class MemoryLog: @unchecked Sendable {
             completion(.success(UInt64(log.count)))
         }
 
+        func lastPosition(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void) {
+            completion(.success(UInt64(log.count)))
+        }
+
         func follow(after: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
             log.follow(after: after, deliver: deliver)
         }

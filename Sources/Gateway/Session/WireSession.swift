@@ -68,9 +68,19 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
             // so its onDisconnect writes run now rather than at its idle timeout (§4.2).
             previous.loop.execute { previous.webSocket.close(code: 1000, reason: "replaced by a new session") }
         }
-        send(.handshake(Handshake(timestamp: Int(gateway.configuration.clock()), host: host, sessionID: sessionID)))
+        // Clients send nothing before the hello; in cluster mode it waits until this node holds everything the
+        // cluster acknowledged, so a client that moved here from another node never goes back in time.
+        if namespace.store.isClustered {
+            namespace.store.awaitLogHead { [self] in loop.execute { [self] in sendHandshake() } }
+        } else {
+            sendHandshake()
+        }
         // A namespace that failed to load before this session was listed: the gateway's sweep missed it.
         if namespace.store.hasFailed { closeForUnavailableNamespace() }
+    }
+
+    private func sendHandshake() {
+        send(.handshake(Handshake(timestamp: Int(gateway.configuration.clock()), host: host, sessionID: sessionID)))
     }
 
     /// Ends the session because its namespace could not be loaded: an error message, then close code 1011.

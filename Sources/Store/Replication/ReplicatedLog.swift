@@ -17,6 +17,10 @@ public protocol ReplicatedLog: AnyObject, Sendable {
     /// replica that has applied up to it has caught up with everything acknowledged before it opened.
     func open(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void)
 
+    /// Reports the position of the log's last entry now (what a replica must reach to hold everything
+    /// acknowledged so far, by any node).
+    func lastPosition(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void)
+
     /// Delivers every entry after position `after`, in order and each once, with its position, for as long as the
     /// log is open.
     func follow(after: UInt64, deliver: @escaping @Sendable (_ position: UInt64, _ payload: [UInt8]) -> Void)

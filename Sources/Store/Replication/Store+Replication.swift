@@ -23,6 +23,8 @@ struct ReplicaState {
     var presenceTimer: (any DispatchSourceTimer)?
     /// Nodes this replica proposed as down, until that proposal is applied.
     var downProposed: Set<String> = []
+    /// Callers waiting for this replica to reach a log position (``Store/awaitLogHead(_:)``).
+    var headWaiters: [(position: UInt64, then: @Sendable () -> Void)] = []
     /// This replica's recent checkpoints, and other replicas' not matched yet, by position (bounded).
     var checkpoints = CheckpointBook()
 
@@ -169,7 +171,28 @@ extension Store {
         }
         runSettledReads()
         checkCaughtUp()
+        if !replica.headWaiters.isEmpty {
+            let reached = replica.headWaiters.filter { $0.position <= position }
+            replica.headWaiters.removeAll { $0.position <= position }
+            for waiter in reached { waiter.then() }
+        }
         if position % checkpointInterval == 0 { takeCheckpoint(at: position) }
+    }
+
+    /// Cluster mode: runs `then` once this replica applied everything the log held when called, so a client that
+    /// reconnects here from another node never sees older data than it saw there. At once on a single node (and
+    /// when the log cannot tell its head: then as soon as possible).
+    public func awaitLogHead(_ then: @escaping @Sendable () -> Void) {
+        guard let replication else {
+            then()
+            return
+        }
+        replication.lastPosition { [self] result in
+            queue.async { [self] in
+                let head = (try? result.get()) ?? 0
+                if replica.appliedPosition >= head { then() } else { replica.headWaiters.append((head, then)) }
+            }
+        }
     }
 
     // MARK: - Divergence
