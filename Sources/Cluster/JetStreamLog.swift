@@ -12,15 +12,14 @@ import Glibc
 ///
 /// - **Appends** are asynchronous publishes with the proposal's id as `Nats-Msg-Id`, many in flight. One that is
 ///   not acknowledged within ``retryAfterSeconds`` (a leader election, a reconnect) is published again under the
-///   same id, which the stream stores once (its de-duplication window is 10 minutes); after ``giveUpAfterSeconds``
-///   it is reported failed.
+///   same id, which the stream stores once (its de-duplication window is 10 minutes), oldest first, for as long
+///   as the log is open: a write waits while the log is unreachable, as an SDK's writes wait while offline.
+///   Replicas apply each node's proposals in the node's order whatever order the stream stored them in.
 /// - **Following** is an ordered consumer from the requested position; nats.c delivers on its own thread, one
 ///   message at a time.
 public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     /// An unacknowledged append is published again after this long.
     static let retryAfterSeconds = 2.0
-    /// An append still unacknowledged after this long is reported failed.
-    static let giveUpAfterSeconds = 60.0
 
     public var node: String { cluster.node }
     /// The servers' `max_payload`, less room for the message's headers.
@@ -154,6 +153,11 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
             defer { handles = Handles() }
             return handles
         }
+        let abandoned = pending.withLock { pending in
+            defer { pending.removeAll() }
+            return pending.values.map(\.failed)
+        }
+        for report in abandoned { report(ReplicationError("the log was closed")) }
         closing.timer?.cancel()
         if let subscription = closing.subscription {
             natsSubscription_Unsubscribe(subscription)
@@ -192,24 +196,17 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         handles.withLock { $0.timer = source }
     }
 
-    /// Publishes again what was not acknowledged in time; fails what waited too long.
+    /// Publishes again, oldest first, what was not acknowledged in time.
     private func retryOverdue() {
         let now = Self.now()
-        var again: [(String, [UInt8])] = []
-        var failed: [@Sendable (ReplicationError) -> Void] = []
+        var again: [(first: Double, id: String, payload: [UInt8])] = []
         pending.withLock { pending in
             for (id, append) in pending where now - append.lastSent >= Self.retryAfterSeconds {
-                if now - append.firstSent >= Self.giveUpAfterSeconds {
-                    failed.append(append.failed)
-                    pending[id] = nil
-                } else {
-                    pending[id]?.lastSent = now
-                    again.append((id, append.payload))
-                }
+                pending[id]?.lastSent = now
+                again.append((append.firstSent, id, append.payload))
             }
         }
-        for (id, payload) in again { publish(payload, id: id) }
-        for report in failed { report(ReplicationError("not acknowledged within \(Int(Self.giveUpAfterSeconds)) s")) }
+        for append in again.sorted(by: { $0.first < $1.first }) { publish(append.payload, id: append.id) }
     }
 
     private static func now() -> Double {

@@ -11,7 +11,7 @@ extension Store {
     public func write(_ write: StoreWrite, by caller: WriteCaller,
                       completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void)
     {
-        queue.async { [self] in
+        submit { [self] in
             if let refusal = refusal() {
                 completion(.failure(refusal))
                 return
@@ -36,7 +36,7 @@ extension Store {
     public func write(batch writes: [StoreWrite], by caller: WriteCaller,
                       completion: @escaping @Sendable (Int, Result<WriteOutcome, StoreError>) -> Void)
     {
-        queue.async { [self] in
+        submit { [self] in
             if let refusal = refusal() {
                 for index in writes.indices { completion(index, .failure(refusal)) }
                 return
@@ -71,7 +71,7 @@ extension Store {
     public func installRules(source: [UInt8]?,
                              completion: (@Sendable (Result<RulesRevision, StoreError>) -> Void)? = nil)
     {
-        queue.async { [self] in
+        submit { [self] in
             if state.rules.source == source {
                 completion?(.success(state.rules))
                 return

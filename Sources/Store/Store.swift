@@ -216,7 +216,7 @@ public final class Store: @unchecked Sendable {
     /// it. `body` must be quick and must not block (hand longer work to another queue). With `publishing`, the
     /// state also becomes ``current`` for later readers.
     public func inOrder(publishing: Bool = false, _ body: @escaping @Sendable (StoreSnapshot) -> Void) {
-        queue.async { [self] in
+        submit { [self] in
             let run = { [self] in
                 let snapshot = currentSnapshot()
                 if publishing, snapshot.isAvailable { published.withLock { $0 = snapshot } }
@@ -227,6 +227,19 @@ public final class Store: @unchecked Sendable {
                 replica.deferred.append((after: replica.lastProposal, run: run))
             } else {
                 run()
+            }
+        }
+    }
+
+    /// Runs `body` on the sequencer after everything submitted before. A clustered store that has not caught up
+    /// with its log yet holds it until it has (in submission order), so nothing is proposed or answered before
+    /// the replica holds everything the log held when it opened.
+    func submit(_ body: @escaping @Sendable () -> Void) {
+        queue.async { [self] in
+            if replication != nil, !isLoaded, !hasFailed {
+                replica.untilServing.append(body)
+            } else {
+                body()
             }
         }
     }

@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosedError
 
-import firebase_model as model
 import tokens
+import total_order
 from conftest import Clients, ServerFactory
 from rest_client import StreamCollector, open_stream
+from total_order import acknowledgement_order
 
 SECRET = "canopy-ordering-secret-0123456789abcdef"
 KEYS = 16
@@ -27,23 +28,6 @@ KEYS = 16
 
 def token(uid: str) -> str:
     return tokens.hs256(SECRET, tokens.claims(uid))
-
-
-def write_ids(data: Any) -> list[int]:
-    """Every write id (``{"id": n}`` members) in a push's data, in document order."""
-    found: list[int] = []
-    if isinstance(data, dict):
-        if isinstance(data.get("id"), int):
-            found.append(data["id"])
-        for key, value in data.items():
-            if key != "id":
-                found.extend(write_ids(value))
-    return found
-
-
-def acknowledgement_order(client, numbers: set[int]) -> list[int]:
-    """The request numbers of ``numbers`` in the order their responses arrived."""
-    return [entry.body.get("r") for entry in client.log if entry.is_response and entry.body.get("r") in numbers]
 
 
 @pytest.mark.timeout(120)
@@ -154,141 +138,19 @@ async def test_a_listen_and_a_get_after_a_write_are_judged_with_it(rules_server,
         assert wrong == [], f"{len(wrong)} of {len(expected)} requests judged out of order: {wrong[:6]}"
 
 
-class Model:
-    """What the writes of the concurrency test do, replayed in the order the clients observed."""
-
-    def __init__(self):
-        self.root: Any = None
-
-    def apply(self, write: dict) -> None:
-        if write["kind"] == "set":
-            self.root = model.set_at(self.root, write["path"], write["data"])
-        elif write["kind"] == "update":
-            self.root = model.update_at(self.root, "/", write["data"])
-        else:
-            self.root = model.set_at(self.root, "/counter", write["data"])
-
-
 @pytest.mark.timeout(120)
 async def test_concurrent_clients_observe_one_total_order(server, ns):
     """Several connections write concurrently to overlapping keys: sets, multi-path updates and compare-and-set
-    transactions on one counter. Every client listens at the root from before the first write. The checker asks:
-    did every client see the same sequence of writes, did each see its own writes before their acknowledgements
-    and in the order it sent them, does replaying that sequence give the tree the server holds, and do the accepted
-    transactions form one chain (each read the value the previous one wrote)?"""
-    writers = 5
-    per_writer = 300
-    keys = ["a", "b", "c", "d"]
+    transactions on one counter. Every client listens at the root from before the first write. The checker
+    (total_order.py, shared with the cluster test) asks: did every client see the same sequence of writes, did each
+    see its own writes before their acknowledgements and in the order it sent them, does replaying that sequence
+    give the tree the server holds, and do the accepted transactions form one chain (each read the value the
+    previous one wrote)?"""
     async with Clients(server.port) as clients:
-        connections = [await clients.connect(ns) for _ in range(writers)]
-        for client in connections:
-            _, response = await client.listen("/")
-            assert response.ok
-        assert (await connections[0].put("/counter", {"n": 0, "id": 0})).ok
-        writes: dict[int, dict] = {}
-        sent: list[list[tuple[int, int]]] = [[] for _ in range(writers)]  # (request number, write id)
-        transactions: dict[int, int] = {}  # write id -> the counter value it expected
-
-        async def run_writer(index: int) -> None:
-            client = connections[index]
-            rng = random.Random(index)
-            for step in range(per_writer):
-                write_id = 1 + index * per_writer + step
-                choice = rng.random()
-                if choice < 0.4:
-                    path = f"/{rng.choice(keys)}/{rng.choice(keys)}"
-                    write = {"kind": "set", "path": path, "data": {"id": write_id}}
-                    body = {"p": path, "d": write["data"]}
-                    action = "p"
-                elif choice < 0.8:
-                    first, second = rng.sample(keys, 2)
-                    data = {f"{first}/x": {"id": write_id}, f"{second}/y": {"id": write_id}}
-                    write = {"kind": "update", "data": data}
-                    body = {"p": "/", "d": data}
-                    action = "m"
-                else:
-                    # A transaction as the SDK sends it: the value its view holds, with that value's hash.
-                    counter_seen = counter_value(client)
-                    current = {"n": counter_seen, "id": latest_counter_id(client)}
-                    write = {"kind": "cas", "data": {"n": counter_seen + 1, "id": write_id}}
-                    body = {"p": "/counter", "d": write["data"], "h": model.node_hash(current)}
-                    action = "p"
-                    transactions[write_id] = counter_seen
-                writes[write_id] = write
-                future = await client.send_request(action, body)
-                sent[index].append((future_r(client), write_id))
-                if write["kind"] == "cas":
-                    response = await client.wait_response(future, 30)
-                    assert response.ok or response.status == "datastale", response.status
-                await asyncio.sleep(0)
-
-        def future_r(client) -> int:
-            return client.next_r - 1
-
-        def counter_value(client) -> int:
-            return model.get(client.views[0].cache, "/counter/n")
-
-        def latest_counter_id(client) -> int:
-            return model.get(client.views[0].cache, "/counter/id")
-
-        await asyncio.gather(*(run_writer(index) for index in range(writers)))
-        for client in connections:
-            await client.sync(30)
-
-        # Each client's observed sequence of writes (its initial data carried no ids: the tree was empty).
-        sequences = []
-        for client in connections:
-            observed = []
-            for push in client.pushes():
-                # One push per write: a multi-path update names its id once per location.
-                observed.extend(dict.fromkeys(write_ids(push.payload.get("d"))))
-            sequences.append([write_id for write_id in observed if write_id != 0])
-        order = sequences[0]
-        for index, sequence in enumerate(sequences[1:], 1):
-            assert sequence == order, f"client {index} saw another order " \
-                f"(first difference at {next(i for i, (a, b) in enumerate(zip(sequence, order)) if a != b)})"
-        assert len(order) == len(set(order)), "a write was seen twice"
-
-        # Own writes: acknowledged in request order, each after its own event.
-        position = {write_id: i for i, write_id in enumerate(order)}
-        for index, client in enumerate(connections):
-            numbers = {r for r, _ in sent[index]}
-            write_of_request = dict(sent[index])
-            acked = acknowledgement_order(client, numbers)
-            assert acked == sorted(acked), f"client {index}: acknowledgements out of request order"
-            accepted = [write_id for r, write_id in sent[index] if write_id in position]
-            assert [position[w] for w in accepted] == sorted(position[w] for w in accepted), \
-                f"client {index}: its writes took effect out of the order it sent them"
-            seen_at = {}
-            for entry in client.log:
-                if entry.is_push:
-                    for write_id in write_ids(entry.payload.get("d")):
-                        seen_at.setdefault(write_id, entry.seq)
-            for entry in client.log:
-                if entry.is_response and entry.body.get("b", {}).get("s") == "ok":
-                    r = entry.body.get("r")
-                    write_id = write_of_request.get(r)
-                    if write_id is not None:
-                        assert seen_at.get(write_id, 1 << 60) < entry.seq, \
-                            f"client {index}: write {write_id} acknowledged before its event"
-
-        # Every non-transaction write is accepted; replaying the order gives the server's tree.
-        for write_id, write in writes.items():
-            if write["kind"] != "cas":
-                assert write_id in position, f"write {write_id} was never seen"
-        replay = Model()
-        replay.apply({"kind": "cas", "data": {"n": 0, "id": 0}})
-        chain = 0
-        for write_id in order:
-            write = writes[write_id]
-            if write["kind"] == "cas":
-                assert transactions[write_id] == chain, \
-                    f"transaction {write_id} expected {transactions[write_id]} but the counter was {chain}"
-                chain += 1
-            replay.apply(write)
+        connections = [await clients.connect(ns) for _ in range(5)]
+        workload = await total_order.run(connections, per_writer=300)
         stored = (await connections[0].get("/")).data
-        assert model.nodes_equal(model.normalize(stored), model.normalize(replay.root)), "the replayed order differs"
-        assert model.get(stored, "/counter/n") == chain
+        total_order.check(connections, workload, [stored])
 
 
 @pytest.mark.timeout(120)

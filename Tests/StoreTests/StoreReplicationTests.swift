@@ -217,6 +217,28 @@ struct StoreReplicationTests {
         #expect(reported.sorted() == ["n0≠stray@20", "n1≠stray@20"], "reported: \(reported)")
     }
 
+    @Test("a node's proposals stored out of order (a retry across a leader election) apply in the node's order, once")
+    func perNodeOrder() async throws {
+        let log = MemoryLog()
+        let nodes = try Self.replicas(2, on: log)
+        let writer = log.node("x")
+        func append(_ number: UInt64, _ value: String) throws {
+            let proposal = Proposal(node: "x", number: number, clock: StoreConfiguration.systemClock(),
+                                    operations: [.write(try Fixture.set("/v", value), caller: .privileged, rulesVersion: 0)])
+            // A different id each time, as if the log's de-duplication had missed the retry.
+            writer.append(ProposalCodec.encode(proposal), id: "\(proposal.id)-\(log.count)") { _ in }
+        }
+        try append(2, "2")
+        try append(3, "3")
+        try append(1, "1")
+        try append(2, "99")  // a duplicate of proposal 2: ignored
+        for node in nodes {
+            #expect(await Self.waitForSequence(node.store, 3))
+            #expect(await node.store.value(at: try Fixture.path("/v")) == (try Fixture.node("3")))
+            #expect(node.records.value.count == 3)
+        }
+    }
+
     @Test("a read submitted after a write on the same node sees it, before the write's completion")
     func readsFollowOwnWrites() async throws {
         let log = MemoryLog()

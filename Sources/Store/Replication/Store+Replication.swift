@@ -23,6 +23,10 @@ struct ReplicaState {
     var presenceTimer: (any DispatchSourceTimer)?
     /// Nodes this replica proposed as down, until that proposal is applied.
     var downProposed: Set<String> = []
+    /// Each node's proposals are applied in the order it numbered them (``NodeOrder``).
+    var nodeOrder = NodeOrder()
+    /// Work submitted before the replica caught up, run in order once it has (``Store/submit(_:)``).
+    var untilServing: [@Sendable () -> Void] = []
     /// Callers waiting for this replica to reach a log position (``Store/awaitLogHead(_:)``).
     var headWaiters: [(position: UInt64, then: @Sendable () -> Void)] = []
     /// This replica's recent checkpoints, and other replicas' not matched yet, by position (bounded).
@@ -62,6 +66,7 @@ extension Store {
                     let failure = JournalError.replicationFailed(error.description)
                     fail(loading: failure)
                     loaded(.failure(failure))
+                    runHeldWork()
                 case .success(let position):
                     replica.catchUp = (position, loaded)
                     replication.listenForCheckpoints { [self] checkpoint in
@@ -132,11 +137,28 @@ extension Store {
     func applyCommitted(_ position: UInt64, _ payload: [UInt8]) {
         guard position > replica.appliedPosition else { return }
         replica.appliedPosition = position
-        guard let proposal = try? ProposalCodec.decode(payload) else {
+        var answers: [() -> Void] = []
+        if let proposal = try? ProposalCodec.decode(payload) {
+            for ready in replica.nodeOrder.admit(proposal) { answers += apply(ready) }
+        } else {
             replica.undecodable += 1
-            checkCaughtUp()
-            return
         }
+        // The task's events go to the loops first, then the answers: a writer sees its write's event before `ok`.
+        finishTask { _ in }
+        for answer in answers { answer() }
+        runSettledReads()
+        checkCaughtUp()
+        if !replica.headWaiters.isEmpty {
+            let reached = replica.headWaiters.filter { $0.position <= position }
+            replica.headWaiters.removeAll { $0.position <= position }
+            for waiter in reached { waiter.then() }
+        }
+        if position % checkpointInterval == 0 { takeCheckpoint(at: position) }
+    }
+
+    /// Applies one proposal's operations; returns the answers to this node's callers among them, to run once the
+    /// task's events were handed off.
+    private func apply(_ proposal: Proposal) -> [() -> Void] {
         var results: [Result<WriteOutcome, StoreError>?] = []
         for operation in proposal.operations {
             let timestamp = max(state.timestamp, proposal.clock)
@@ -161,22 +183,18 @@ extension Store {
                 case .rejected(let error): results.append(.failure(error))
                 case .rulesInstalled, .presenceChanged: results.append(nil)
                 }
+                if case .nodeDown(let node, _) = operation, state.presence.lastHeard[node] == nil {
+                    // Declared down: whatever it proposed and the log holds out of order is dropped (unanswered).
+                    replica.nodeOrder.forget(node)
+                }
             }
         }
-        finishTask { _ in }
-        if proposal.node == replication?.node, let parts = replica.waiting.removeValue(forKey: proposal.number) {
-            for part in parts where part.range.upperBound <= results.count {
-                part.settle(.success(ProposalResult(writes: Array(results[part.range]), rules: state.rules)))
-            }
+        guard proposal.node == replication?.node, let parts = replica.waiting.removeValue(forKey: proposal.number)
+        else { return [] }
+        let rules = state.rules
+        return parts.filter { $0.range.upperBound <= results.count }.map { part in
+            { part.settle(.success(ProposalResult(writes: Array(results[part.range]), rules: rules))) }
         }
-        runSettledReads()
-        checkCaughtUp()
-        if !replica.headWaiters.isEmpty {
-            let reached = replica.headWaiters.filter { $0.position <= position }
-            replica.headWaiters.removeAll { $0.position <= position }
-            for waiter in reached { waiter.then() }
-        }
-        if position % checkpointInterval == 0 { takeCheckpoint(at: position) }
     }
 
     /// Cluster mode: runs `then` once this replica applied everything the log held when called, so a client that
@@ -187,6 +205,10 @@ extension Store {
             then()
             return
         }
+        submit { [self] in awaitLogHead(of: replication, then) }
+    }
+
+    private func awaitLogHead(of replication: any ReplicatedLog, _ then: @escaping @Sendable () -> Void) {
         replication.lastPosition { [self] result in
             queue.async { [self] in
                 let head = (try? result.get()) ?? 0
@@ -220,6 +242,13 @@ extension Store {
         if let mine = replica.checkpoints.recordTheirs(theirs), mine.hash != theirs.hash { divergence?(mine, theirs) }
     }
 
+    /// Runs, in order, what was submitted while the replica was catching up (refused when loading failed).
+    private func runHeldWork() {
+        let held = replica.untilServing
+        replica.untilServing.removeAll()
+        for work in held { work() }
+    }
+
     /// Runs the deferred reads whose earlier proposals are all settled, in order.
     private func runSettledReads() {
         let oldest = replica.oldestOutstanding
@@ -235,6 +264,7 @@ extension Store {
         replica.catchUp = nil
         finishLoading()
         startPresenceTimer()
+        runHeldWork()
         catchUp.loaded(.success(loadReport))
     }
 
@@ -245,7 +275,7 @@ extension Store {
     public func armDisconnect(session: String, write: StoreWrite?,
                               completion: @escaping @Sendable (Bool) -> Void)
     {
-        queue.async { [self] in
+        submit { [self] in
             guard let replication, refusal() == nil else {
                 completion(false)
                 return
@@ -262,7 +292,7 @@ extension Store {
     public func fireDisconnect(session: String,
                                completion: @escaping @Sendable (Result<WriteOutcome, StoreError>?) -> Void)
     {
-        queue.async { [self] in
+        submit { [self] in
             guard let replication, refusal() == nil else {
                 completion(.failure(.unavailable))
                 return
@@ -337,5 +367,44 @@ struct CheckpointBook {
         early[checkpoint.position, default: []].append(checkpoint)
         if early.count > Self.kept, let oldest = early.keys.min() { early[oldest] = nil }
         return nil
+    }
+}
+
+/// Applies each node's proposals in the order the node made them, whatever order the log stored them in.
+///
+/// A node keeps many appends in flight and publishes again one that was not acknowledged in time; across a leader
+/// election the log can then store proposal 70 before 69. Applying them in log order would reorder one connection's
+/// writes. Every replica instead holds a proposal until the node's earlier ones are applied, and ignores a number
+/// already applied (a duplicate the log's de-duplication window missed). The decision depends only on the log's
+/// content, so every replica holds and releases alike.
+struct NodeOrder {
+    /// The next proposal number expected from each node.
+    private var next: [String: UInt64] = [:]
+    /// Proposals that arrived before their predecessors, by node and number.
+    private var held: [String: [UInt64: Proposal]] = [:]
+
+    /// Takes a proposal from the log; returns those now ready, in order (none when it must wait or is a duplicate).
+    mutating func admit(_ proposal: Proposal) -> [Proposal] {
+        let expected = next[proposal.node] ?? 1
+        guard proposal.number >= expected else { return [] }
+        guard proposal.number == expected else {
+            held[proposal.node, default: [:]][proposal.number] = proposal
+            return []
+        }
+        var ready = [proposal]
+        var following = expected + 1
+        while let waiting = held[proposal.node]?.removeValue(forKey: following) {
+            ready.append(waiting)
+            following += 1
+        }
+        if held[proposal.node]?.isEmpty == true { held[proposal.node] = nil }
+        next[proposal.node] = following
+        return ready
+    }
+
+    /// Drops a node declared down, with whatever of its proposals was waiting.
+    mutating func forget(_ node: String) {
+        held[node] = nil
+        next[node] = .max
     }
 }
