@@ -222,8 +222,10 @@ public final class Store: @unchecked Sendable {
                 if publishing, snapshot.isAvailable { published.withLock { $0 = snapshot } }
                 body(snapshot)
             }
-            // A replica answers only once its own writes proposed before this read are applied.
+            // A replica answers only once its own writes proposed before this read are applied; writes proposed
+            // after it go into a later message, so it does not wait for (nor see) them.
             if replication != nil, replica.hasOutstandingProposals {
+                appendGathered()
                 replica.deferred.append((after: replica.lastProposal, run: run))
             } else {
                 run()

@@ -137,11 +137,27 @@ def start_server():
 
 
 @pytest.fixture(scope="module")
-def server():
-    """One plain server (no auth flags) shared by a test module; tests isolate themselves by namespace."""
+def server(tmp_path_factory):
+    """One plain server (no auth flags) shared by a test module; tests isolate themselves by namespace.
+
+    With ``CANOPY_TEST_CLUSTER=1`` it is a node of a cluster instead: a 3-node NATS JetStream cluster and two Canopy
+    nodes with ``--cluster``, the tests talking to the first (the other applies everything too). ``scripts/test``
+    runs the wire-protocol suites this way as well, so the SDK-visible behaviour is checked in cluster mode."""
     factory = ServerFactory()
-    yield factory()
-    factory.finish()
+    if os.environ.get("CANOPY_TEST_CLUSTER") != "1":
+        yield factory()
+        factory.finish()
+        return
+    from cluster import NatsCluster  # cluster.py imports this module
+
+    cluster = NatsCluster(tmp_path_factory.mktemp("nats")).start()
+    try:
+        node = factory("--cluster", ",".join(cluster.urls))
+        factory("--cluster", ",".join(cluster.urls))
+        yield node
+        factory.finish()
+    finally:
+        cluster.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -239,6 +239,26 @@ struct StoreReplicationTests {
         }
     }
 
+    @Test("pipelined writes and reads of one caller: each read sees exactly the writes submitted before it")
+    func pipelinedReads() async throws {
+        let log = MemoryLog()
+        let nodes = try Self.replicas(2, on: log)
+        let store = nodes[0].store
+        let path = try Fixture.path("/p")
+        let seen = Locked<[Node]>([])
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            // All submitted in one go, as a connection's read pass does.
+            for step in 0..<10 {
+                store.write(batch: [try! Fixture.set("/p", "\(step)")], by: .privileged) { _, _ in }
+                store.read(path) { node in
+                    let count = seen.withLock { $0.append(node); return $0.count }
+                    if count == 10 { continuation.resume() }
+                }
+            }
+        }
+        #expect(seen.value == (try (0..<10).map { try Fixture.node("\($0)") }))
+    }
+
     @Test("a read submitted after a write on the same node sees it, before the write's completion")
     func readsFollowOwnWrites() async throws {
         let log = MemoryLog()

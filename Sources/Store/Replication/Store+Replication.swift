@@ -116,8 +116,9 @@ extension Store {
     /// Most operations one message of the log carries.
     static let maxOperationsPerProposal = 1024
 
-    /// Appends the proposal gathered in the turn that just ended. On the sequencer.
-    private func appendGathered() {
+    /// Appends the proposal gathered so far (in the turn that just ended, or before a read that must not see
+    /// later writes). On the sequencer.
+    func appendGathered() {
         guard let replication, let gathering = replica.gathering else { return }
         replica.gathering = nil
         let number = gathering.number
