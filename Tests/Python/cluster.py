@@ -21,7 +21,12 @@ import time
 import urllib.request
 from pathlib import Path
 
-from conftest import CanopyServer
+import asyncio
+
+from websockets.exceptions import ConnectionClosed
+
+from conftest import CanopyServer, Clients
+from firebase_wire import WireClient, WireTimeout
 
 READY_TIMEOUT = 30.0  # a lost metadata leader takes 2.9's Raft election timeout (4–9 s) to replace
 STOP_TIMEOUT = 10.0
@@ -208,3 +213,91 @@ def start_canopy_node(binary: Path | str, tmpdir: Path | str, cluster_urls: list
     node = CanopyNode(["--cluster", ",".join(cluster_urls), *args], name=directory.name, binary=Path(binary),
                       directory=directory)
     return node.start()
+
+
+def stream_of(ns: str) -> str:
+    """The JetStream stream of a namespace: ``CANOPY_`` and the hex of its UTF-8 bytes."""
+    return "CANOPY_" + ns.encode("utf-8").hex()
+
+
+def stream_leader(cluster: NatsCluster, stream: str) -> str:
+    """The stream's leader as every running NATS server reports it (``/jsz?streams=true``), or ``""``."""
+    leaders = set()
+    for server in cluster.servers:
+        if not server.alive():
+            continue
+        try:
+            url = f"http://127.0.0.1:{server.http_port}/jsz?streams=true"
+            with urllib.request.urlopen(url, timeout=1) as response:
+                report = json.load(response)
+        except (OSError, ValueError):
+            return ""
+        details = [detail for account in report.get("account_details", [])
+                   for detail in account.get("stream_detail", []) if detail.get("name") == stream]
+        leaders |= {detail.get("cluster", {}).get("leader", "") for detail in details}
+    return leaders.pop() if len(leaders) == 1 else ""
+
+
+class Connections(Clients):
+    """conftest's ``Clients`` across nodes: ``await connections.to(node, ns)``; all aborted at the end."""
+
+    def __init__(self):
+        super().__init__(0)
+
+    async def to(self, node: CanopyNode, ns: str | None) -> WireClient:
+        client = await WireClient.connect(node.port, ns)
+        self.open.append(client)
+        return client
+
+
+class Writer:
+    """Writes ``/w/<name>/<i> = i`` with up to ``window`` requests in flight through the first running node of
+    ``targets``; when its connection drops it reconnects to the next running one and goes on with new numbers (a
+    write in flight when the node died may or may not have been applied). Records every acknowledged write."""
+
+    def __init__(self, name: str, targets: list[CanopyNode], ns: str, connections: Connections, window: int = 8):
+        self.name = name
+        self.targets = targets
+        self.ns = ns
+        self.connections = connections
+        self.window = window
+        self.acked: dict[int, float] = {}  # i -> when acknowledged
+        self.nodes_used: list[str] = []
+        self.stopping = False
+        self.client: WireClient | None = None
+        self.requests: dict[int, int] = {}  # request number -> i (this connection)
+
+    async def run(self) -> None:
+        i = 0
+        while not self.stopping:
+            node = next((node for node in self.targets if node.alive()), None)
+            assert node is not None, "no node left to write through"
+            try:
+                self.client = await self.connections.to(node, self.ns)
+            except (OSError, ConnectionClosed, WireTimeout, asyncio.TimeoutError):
+                continue  # it died meanwhile: the next one
+            self.nodes_used.append(node.name)
+            in_flight: dict[asyncio.Future, int] = {}
+            try:
+                while not self.stopping or in_flight:
+                    while not self.stopping and len(in_flight) < self.window:
+                        future = await self.client.send_request("p", {"p": f"/w/{self.name}/{i}", "d": i})
+                        self.requests[self.client.next_r - 1] = i
+                        in_flight[future] = i
+                        i += 1
+                    done, _ = await asyncio.wait(in_flight, timeout=30, return_when=asyncio.FIRST_COMPLETED)
+                    assert done, f"writer {self.name}: no acknowledgement within 30 s " \
+                        f"({len(self.acked)} acknowledged before, {len(in_flight)} in flight)"
+                    for future in done:
+                        number = in_flight.pop(future)
+                        response = future.result()  # ConnectionError when the node died
+                        assert response.ok, f"writer {self.name}: write {number}: {response.status}"
+                        self.acked[number] = time.monotonic()
+            except (ConnectionError, ConnectionClosed):
+                continue  # the outcome of the writes in flight is unknown
+            finally:
+                for future in in_flight:  # abandoned: retrieve their errors (no warnings at exit)
+                    future.add_done_callback(lambda f: f.cancelled() or f.exception())
+
+    def acked_since(self, moment: float) -> int:
+        return sum(1 for at in self.acked.values() if at > moment)
