@@ -37,8 +37,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
 
     init(cluster: NATSCluster, namespace: String) {
         self.cluster = cluster
-        let name = namespace.utf8.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
-            .joined()
+        let name = namespace.utf8.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
         stream = "CANOPY_\(name)"
         subject = "canopy.log.\(name)"
         checkpointSubject = "canopy.check.\(name)"
@@ -105,10 +104,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
             let log = Unmanaged<JetStreamLog>.fromOpaque(closure).takeUnretainedValue()
             let sequence = canopy_js_stream_sequence(message)
             let count = Int(natsMsg_GetDataLength(message))
-            var payload = [UInt8](repeating: 0, count: count)
-            if count > 0, let data = natsMsg_GetData(message) {
-                payload.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: data, count: count)) }
-            }
+            let payload = natsMsg_GetData(message).map { [UInt8](UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
             natsMsg_Destroy(message)
             if sequence > 0 { log.deliver.withLock { $0 }?(sequence, payload) }
         }, closure)

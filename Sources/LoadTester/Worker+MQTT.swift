@@ -46,15 +46,7 @@ extension Worker {
             let message = UnsafeBufferPointer(rebasing: bytes[payload])
             let value = BenchPush.value(message, prefix: UnsafeBufferPointer(start: nil, count: 0), closers: 0)
                 ?? BenchValue(message, objectAt: 0)
-            guard connections[index].ready, let value else {
-                if connections[index].ready { result.unexpectedPushes += 1 }
-                return true
-            }
-            switch connections[index].role {
-            case .writer: ownCopyArrived(index, value)
-            case .subscriber, .stalled: deliver(index, value)
-            case .idle, .echo: result.unexpectedPushes += 1
-            }
+            publishedValueArrived(index, value)
         case MQTTPacket.connectAcknowledgement:
             guard packet.body.count == 2, bytes[packet.body.lowerBound + 1] == 0 else {
                 let code = packet.body.count == 2 ? Int(bytes[packet.body.lowerBound + 1]) : -1

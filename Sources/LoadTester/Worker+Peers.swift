@@ -69,16 +69,7 @@ extension Worker {
     private func peerMessage(_ index: Int, _ bytes: UnsafeBufferPointer<UInt8>, _ message: PeerMessage) -> Bool {
         switch message {
         case .payload(let range):
-            let payload = UnsafeBufferPointer(rebasing: bytes[range])
-            guard connections[index].ready, let value = BenchValue(payload, objectAt: 0) else {
-                if connections[index].ready { result.unexpectedPushes += 1 }
-                return true
-            }
-            switch connections[index].role {
-            case .writer: ownCopyArrived(index, value)
-            case .subscriber, .stalled: deliver(index, value)
-            case .idle, .echo: result.unexpectedPushes += 1
-            }
+            publishedValueArrived(index, BenchValue(UnsafeBufferPointer(rebasing: bytes[range]), objectAt: 0))
         case .subscribed:
             markReady(index)
         case .acknowledged:

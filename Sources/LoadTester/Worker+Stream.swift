@@ -27,4 +27,18 @@ extension Worker {
         swap(&pending, &connections[index].streamPending)
         return connections[index].state == .open
     }
+
+    /// A published message reached connection `index` on a pub/sub protocol (MQTT, Redis, NATS): the writer's own
+    /// copy, a subscriber's delivery, or (unreadable, or on a connection not ready or not listening) unexpected.
+    func publishedValueArrived(_ index: Int, _ value: BenchValue?) {
+        guard connections[index].ready, let value else {
+            if connections[index].ready { result.unexpectedPushes += 1 }
+            return
+        }
+        switch connections[index].role {
+        case .writer: ownCopyArrived(index, value)
+        case .subscriber, .stalled: deliver(index, value)
+        case .idle, .echo: result.unexpectedPushes += 1
+        }
+    }
 }

@@ -163,31 +163,31 @@ extension Store {
         var results: [Result<WriteOutcome, StoreError>?] = []
         for operation in proposal.operations {
             let timestamp = max(state.timestamp, proposal.clock)
+            // What the proposer could not know is decided here, at the entry's place: the rules version that judges
+            // a write, and the version number of a rules revision (none when the text is already in force).
+            let placed: LogOperation
             switch operation {
             case .write(let write, let caller, _):
-                let entry = LogEntry(sequence: state.sequence + 1, timestamp: timestamp,
-                                     operation: .write(write, caller: caller, rulesVersion: state.rules.version))
-                let result = state.applyWrite(write, caller: caller, entry: entry, isReplay: false)
-                if case .success(let (_, record)) = result { observer?(record) }
-                results.append(result.map { $0.0 })
+                placed = .write(write, caller: caller, rulesVersion: state.rules.version)
             case .rules(let revision):
-                results.append(nil)
-                guard revision.source != state.rules.source else { continue }
-                let next = RulesRevision(version: state.rules.version + 1, source: revision.source)
-                _ = state.apply(LogEntry(sequence: state.sequence + 1, timestamp: timestamp, operation: .rules(next)))
+                guard revision.source != state.rules.source else {
+                    results.append(nil)
+                    continue
+                }
+                placed = .rules(RulesRevision(version: state.rules.version + 1, source: revision.source))
             case .armDisconnect, .disconnect, .heartbeat, .nodeDown:
-                let entry = LogEntry(sequence: state.sequence + 1, timestamp: timestamp, operation: operation)
-                switch state.apply(entry) {
-                case .applied(let outcome, let record):
-                    observer?(record)
-                    results.append(.success(outcome))
-                case .rejected(let error): results.append(.failure(error))
-                case .rulesInstalled, .presenceChanged: results.append(nil)
-                }
-                if case .nodeDown(let node, _) = operation, state.presence.lastHeard[node] == nil {
-                    // Declared down: whatever it proposed and the log holds out of order is dropped (unanswered).
-                    replica.nodeOrder.forget(node)
-                }
+                placed = operation
+            }
+            switch state.apply(LogEntry(sequence: state.sequence + 1, timestamp: timestamp, operation: placed)) {
+            case .applied(let outcome, let record):
+                observer?(record)
+                results.append(.success(outcome))
+            case .rejected(let error): results.append(.failure(error))
+            case .rulesInstalled, .presenceChanged: results.append(nil)
+            }
+            if case .nodeDown(let node, _) = operation, state.presence.lastHeard[node] == nil {
+                // Declared down: whatever it proposed and the log holds out of order is dropped (unanswered).
+                replica.nodeOrder.forget(node)
             }
         }
         guard proposal.node == replication?.node, let parts = replica.waiting.removeValue(forKey: proposal.number)
