@@ -98,6 +98,45 @@ static inline natsStatus canopy_js_follow(natsSubscription **subscription, jsCtx
     return js_Subscribe(subscription, context, subject, handler, closure, NULL, &options, &error);
 }
 
+/// Publishes `data` to `subject` under de-duplication id `messageID` and waits for the acknowledgement; reports the
+/// message's stream sequence (the first copy's, for a duplicate).
+static inline natsStatus canopy_js_publish(jsCtx *context, const char *subject, const void *data, int length,
+                                           const char *messageID, uint64_t *sequence) {
+    jsPubOptions options;
+    jsPubOptions_Init(&options);
+    options.MsgId = messageID;
+    jsPubAck *ack = NULL;
+    jsErrCode error = 0;
+    natsStatus status = js_Publish(&ack, context, subject, data, length, &options, &error);
+    if (status == NATS_OK && ack != NULL) *sequence = ack->Sequence;
+    if (ack != NULL) jsPubAck_Destroy(ack);
+    return status;
+}
+
+/// The message at `sequence` of `stream` (`NATS_NOT_FOUND` when there is none); destroy it with natsMsg_Destroy.
+static inline natsStatus canopy_js_get(natsMsg **message, jsCtx *context, const char *stream, uint64_t sequence) {
+    jsErrCode error = 0;
+    return js_GetMsg(message, context, stream, sequence, NULL, &error);
+}
+
+/// The last message on `subject` in `stream` (`NATS_NOT_FOUND` when there is none, or no such stream).
+static inline natsStatus canopy_js_get_last(natsMsg **message, jsCtx *context, const char *stream,
+                                            const char *subject) {
+    jsErrCode error = 0;
+    natsStatus status = js_GetLastMsg(message, context, stream, subject, NULL, &error);
+    if (status != NATS_OK && (error == JSStreamNotFoundErr || error == JSNoMessageFoundErr)) return NATS_NOT_FOUND;
+    return status;
+}
+
+/// Removes every message of `stream` below sequence `below`.
+static inline natsStatus canopy_js_purge_below(jsCtx *context, const char *stream, uint64_t below) {
+    jsOptions options;
+    jsOptions_Init(&options);
+    options.Stream.Purge.Sequence = below;
+    jsErrCode error = 0;
+    return js_PurgeStream(context, stream, &options, &error);
+}
+
 /// The stream sequence of a message a consumer delivered (0 when it has no JetStream metadata).
 static inline uint64_t canopy_js_stream_sequence(natsMsg *message) {
     jsMsgMetaData *meta = NULL;

@@ -29,6 +29,9 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     let subject: String
     /// The core NATS subject (not stored) where replicas announce checkpoints.
     let checkpointSubject: String
+    /// The stream holding the namespace's snapshots, and its subjects' prefix (JetStreamLog+Snapshots.swift).
+    let snapshotStream: String
+    let snapshotSubject: String
 
     /// Appends not acknowledged yet, by id.
     private let pending = Mutex<[String: PendingAppend]>([:])
@@ -41,6 +44,8 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         stream = "CANOPY_\(name)"
         subject = "canopy.log.\(name)"
         checkpointSubject = "canopy.check.\(name)"
+        snapshotStream = "CANOPYS_\(name)"
+        snapshotSubject = "canopy.snap.\(name)"
     }
 
     deinit {
@@ -81,9 +86,14 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         return .success(last)
     }
 
+    /// The JetStream context, once the log is open.
+    func openContext() -> OpaquePointer? {
+        handles.withLock { $0.context }
+    }
+
     public func lastPosition(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void) {
         DispatchQueue.global().async { [self] in
-            guard let context = handles.withLock({ $0.context }) else {
+            guard let context = openContext() else {
                 completion(.failure(ReplicationError("the log is not open")))
                 return
             }
@@ -96,7 +106,14 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
 
     public func follow(after position: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
         self.deliver.withLock { $0 = deliver }
-        guard let context = handles.withLock({ $0.context }) else { return }
+        if let earlier = handles.withLock({ handles in
+            defer { handles.subscription = nil }
+            return handles.subscription
+        }) {
+            natsSubscription_Unsubscribe(earlier)
+            natsSubscription_Destroy(earlier)
+        }
+        guard let context = openContext() else { return }
         var created: OpaquePointer?
         let closure = Unmanaged.passUnretained(self).toOpaque()
         let status = canopy_js_follow(&created, context, stream, subject, position + 1, { _, _, message, closure in
@@ -170,7 +187,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     // MARK: - Appending
 
     private func publish(_ payload: [UInt8], id: String) {
-        guard let context = handles.withLock({ $0.context }) else { return }
+        guard let context = openContext() else { return }
         let status = payload.withUnsafeBytes { bytes in
             canopy_js_publish_async(context, subject, bytes.baseAddress, Int32(bytes.count), id)
         }

@@ -16,14 +16,18 @@ public final class NATSCluster: @unchecked Sendable {
     public let node: String
     /// Copies of each stream (at most the number of servers in a JetStream cluster).
     public let replicas: Int
+    /// Log positions between snapshots (0: none).
+    public let snapshotInterval: UInt64
 
-    /// Connects to `urls` (`nats://host:port`, several for a cluster).
+    /// Connects to `urls` (`nats://host:port`, several for a cluster); each namespace's streams get `replicas`
+    /// copies, and a snapshot every `snapshotInterval` log positions.
     ///
     /// - Throws: ``ReplicationError`` when the URLs are malformed or no server is reachable.
-    public init(urls: [String], replicas: Int) throws(ReplicationError) {
+    public init(urls: [String], replicas: Int, snapshotInterval: UInt64) throws(ReplicationError) {
         var random = SystemRandomNumberGenerator()
         node = String(random.next() & 0xFFFF_FFFF_FFFF, radix: 36)
         self.replicas = max(1, replicas)
+        self.snapshotInterval = snapshotInterval
         var connection: OpaquePointer?
         let name = "canopy-\(node)"
         var cStrings = urls.map { strdup($0) }

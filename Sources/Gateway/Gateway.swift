@@ -105,7 +105,7 @@ public final class Gateway: Router {
                 case .success(let report):
                     logger.info("opened namespace", metadata: [
                         "namespace": "\(name)", "replayed": "\(report.replayedRecords)",
-                        "seconds": "\(report.seconds)"])
+                        "snapshot_position": "\(report.snapshotPosition)", "seconds": "\(report.seconds)"])
                     if report.migratedShardedFormat {
                         logger.notice("migrated namespace \(name) from the sharded format to the namespace log")
                     }

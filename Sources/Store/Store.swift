@@ -47,7 +47,7 @@ public final class Store: @unchecked Sendable {
     let isClosed = Atomic<Bool>(false)
     /// Left once loading ended (successfully or not); ``waitUntilLoaded()`` waits for it.
     private let loading = DispatchGroup()
-    private let report = Mutex(LoadReport())
+    let report = Mutex(LoadReport())
     /// The state the last publishing ``inOrder(publishing:_:)`` task saw; current while its sequence is
     /// ``appliedSequence``.
     private let published = Mutex<StoreSnapshot?>(nil)

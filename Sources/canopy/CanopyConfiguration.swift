@@ -85,6 +85,8 @@ struct CanopyConfiguration: Decodable {
         /// NATS server URLs of the cluster's JetStream; empty: a single node.
         var nats: [String]
         var replicas: Int
+        /// Log positions between a namespace's snapshots (0: never; the log then grows for ever).
+        var snapshotEvery: Int
     }
 
     var server: Server
@@ -129,7 +131,7 @@ enum ConfigurationLoader {
         "rest": ["corsOrigins": [String](), "keepAliveSeconds": 30, "requireIndexes": true] as [String: Any],
         "rules": ["path": "Config/database.rules.json", "allowOpen": false, "explainDenials": false] as [String: Any],
         "log": ["format": "text", "level": "info"],
-        "cluster": ["nats": [String](), "replicas": 3] as [String: Any],
+        "cluster": ["nats": [String](), "replicas": 3, "snapshotEvery": 10_000] as [String: Any],
     ] }
 
     /// Loads the configuration.

@@ -30,9 +30,13 @@ enum GatewaySettings {
         configuration.streamCutOffBytes = max(1, settings.outbound.highWaterMarkBytes)
         if !settings.cluster.nats.isEmpty {
             guard settings.cluster.replicas >= 1 else { throw ValidationError("cluster.replicas must be at least 1") }
+            guard settings.cluster.snapshotEvery >= 0 else {
+                throw ValidationError("cluster.snapshotEvery must be 0 (never) or a number of log positions")
+            }
             let cluster: NATSCluster
             do {
-                cluster = try NATSCluster(urls: settings.cluster.nats, replicas: settings.cluster.replicas)
+                cluster = try NATSCluster(urls: settings.cluster.nats, replicas: settings.cluster.replicas,
+                                          snapshotInterval: UInt64(settings.cluster.snapshotEvery))
             } catch {
                 throw ValidationError("cluster: \(error)")
             }

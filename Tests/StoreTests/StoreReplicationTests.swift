@@ -9,10 +9,21 @@ import Testing
 final class MemoryLog: @unchecked Sendable {
     // Everything below is guarded by `mutex`.
     private let mutex = Mutex(())
-    private var entries: [[UInt8]] = []
+    /// The entries, `nil` once removed below a snapshot.
+    private var entries: [[UInt8]?] = []
     private var ids: Set<String> = []
-    private var followers: [(queue: DispatchQueue, deliver: @Sendable (UInt64, [UInt8]) -> Void)] = []
+    private var followers: [String: (queue: DispatchQueue, deliver: @Sendable (UInt64, [UInt8]) -> Void)] = [:]
+    /// Followers that get nothing for now, and the position each had reached (``pause(_:)``).
+    private var paused: [String: UInt64] = [:]
     private var checkpointListeners: [@Sendable (Checkpoint) -> Void] = []
+    /// The two newest snapshots, oldest first.
+    private var snapshots: [StoredSnapshot] = []
+    /// What every replica is told about snapshots (0: none).
+    let snapshotInterval: UInt64
+
+    init(snapshotInterval: UInt64 = 0) {
+        self.snapshotInterval = snapshotInterval
+    }
 
     /// Tells every replica's listener about `checkpoint` (as the core NATS subject does).
     func announce(_ checkpoint: Checkpoint) {
@@ -29,32 +40,71 @@ final class MemoryLog: @unchecked Sendable {
 
     var count: Int { mutex.withLock { _ in entries.count } }
 
+    /// The position of the oldest entry still held (`count + 1` when none is).
+    var firstPosition: Int { mutex.withLock { _ in (entries.firstIndex { $0 != nil } ?? entries.count) + 1 } }
+
+    /// The positions of the snapshots held.
+    var snapshotPositions: [UInt64] { mutex.withLock { _ in snapshots.map(\.position) } }
+
     fileprivate func append(_ payload: [UInt8], id: String) {
         mutex.withLock { _ in
             guard ids.insert(id).inserted else { return }
             entries.append(payload)
             let position = UInt64(entries.count)
-            for follower in followers {
+            for (node, follower) in followers where paused[node] == nil {
                 let deliver = follower.deliver
                 follower.queue.async { deliver(position, payload) }
             }
         }
     }
 
-    fileprivate func follow(after: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
+    fileprivate func follow(_ node: String, after: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
         mutex.withLock { _ in
             let queue = DispatchQueue(label: "memory-log.follower")
             for (index, payload) in entries.enumerated() where UInt64(index) >= after {
+                guard let payload else { continue }
                 queue.async { deliver(UInt64(index + 1), payload) }
             }
-            followers.append((queue, deliver))
+            followers[node] = (queue, deliver)
         }
     }
+
+    /// Stops delivering to `node`'s replica, as if it lagged far behind.
+    func pause(_ node: String) {
+        mutex.withLock { _ in paused[node] = UInt64(entries.count) }
+    }
+
+    /// Delivers again to `node`'s replica, from where it was paused: only what the log still holds.
+    func resume(_ node: String) {
+        mutex.withLock { _ in
+            guard let from = paused.removeValue(forKey: node), let follower = followers[node] else { return }
+            for (index, payload) in entries.enumerated() where UInt64(index) >= from {
+                guard let payload else { continue }
+                let deliver = follower.deliver
+                follower.queue.async { deliver(UInt64(index + 1), payload) }
+            }
+        }
+    }
+
+    fileprivate func store(_ snapshot: StoredSnapshot) -> Bool {
+        mutex.withLock { _ in
+            if let newest = snapshots.last, newest.position >= snapshot.position { return false }
+            snapshots.append(snapshot)
+            if snapshots.count > 2 { snapshots.removeFirst() }
+            if snapshots.count == 2 {
+                for index in 0..<Int(snapshots[0].position) { entries[index] = nil }
+            }
+            return true
+        }
+    }
+
+    fileprivate var latest: StoredSnapshot? { mutex.withLock { _ in snapshots.last } }
 
     final class Replica: ReplicatedLog, @unchecked Sendable {
         let log: MemoryLog
         let node: String
         var maxPayloadBytes: Int { 64 * 1024 }
+        var snapshotInterval: UInt64 { log.snapshotInterval }
 
         init(log: MemoryLog, node: String) {
             self.log = log
@@ -70,11 +120,21 @@ final class MemoryLog: @unchecked Sendable {
         }
 
         func follow(after: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
-            log.follow(after: after, deliver: deliver)
+            log.follow(node, after: after, deliver: deliver)
         }
 
         func append(_ payload: [UInt8], id: String, failed: @escaping @Sendable (ReplicationError) -> Void) {
             log.append(payload, id: id)
+        }
+
+        func storeSnapshot(_ snapshot: [UInt8], position: UInt64,
+                           completion: @escaping @Sendable (Result<Bool, ReplicationError>) -> Void)
+        {
+            completion(.success(log.store(StoredSnapshot(position: position, bytes: snapshot))))
+        }
+
+        func latestSnapshot(completion: @escaping @Sendable (Result<StoredSnapshot?, ReplicationError>) -> Void) {
+            completion(.success(log.latest))
         }
 
         func announce(_ checkpoint: Checkpoint) { log.announce(checkpoint) }

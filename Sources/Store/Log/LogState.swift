@@ -33,13 +33,14 @@ public struct LogState: Sendable {
     /// A state as a snapshot recorded it; compiles its rules.
     ///
     /// - Throws: ``LogStateError`` when the rules need a compiler the store was not given, or no longer compile.
-    init(root: Node, sequence: UInt64, timestamp: Double, rules: RulesRevision, compiler: RulesCompiler?)
-        throws(LogStateError)
+    init(root: Node, sequence: UInt64, timestamp: Double, rules: RulesRevision,
+         presence: ClusterPresence = ClusterPresence(), compiler: RulesCompiler?) throws(LogStateError)
     {
         self.root = root
         self.sequence = sequence
         self.timestamp = timestamp
         self.rules = rules
+        self.presence = presence
         self.compiler = compiler
         policy = nil
         if let source = rules.source {

@@ -33,8 +33,10 @@ public struct LoadReport: Sendable, Equatable {
 
     /// Whether a snapshot existed (otherwise the namespace was created empty).
     public var loadedSnapshot = false
-    /// Journal records applied on top of the snapshot.
+    /// Journal records (cluster mode: log entries) applied on top of the snapshot.
     public var replayedRecords = 0
+    /// Cluster mode: the log position of the snapshot restored (0 when the log was replayed from its start).
+    public var snapshotPosition: UInt64 = 0
     /// Data dropped from journals.
     public var discards: [Discard] = []
     /// Whether the directory was in the sharded format of earlier versions and was migrated to the log.

@@ -22,8 +22,22 @@ public protocol ReplicatedLog: AnyObject, Sendable {
     func lastPosition(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void)
 
     /// Delivers every entry after position `after`, in order and each once, with its position, for as long as the
-    /// log is open.
+    /// log is open; replaces any earlier following. Entries removed below a snapshot are skipped: the first one
+    /// delivered then lies beyond `after + 1`, and the replica must restore a snapshot instead.
     func follow(after: UInt64, deliver: @escaping @Sendable (_ position: UInt64, _ payload: [UInt8]) -> Void)
+
+    /// A replica stores a snapshot after applying every this many positions (0: never).
+    var snapshotInterval: UInt64 { get }
+
+    /// Stores `snapshot`, the encoded state of a replica after the entry at `position`, unless the log holds a
+    /// snapshot at that position or later (then reports `false`). Once stored, the log removes its entries up to
+    /// the snapshot before it, and older snapshots: it keeps two, so a replica that lags by less than an interval
+    /// still finds every entry it needs.
+    func storeSnapshot(_ snapshot: [UInt8], position: UInt64,
+                       completion: @escaping @Sendable (Result<Bool, ReplicationError>) -> Void)
+
+    /// The newest snapshot the log holds: its position and bytes (`nil` when there is none).
+    func latestSnapshot(completion: @escaping @Sendable (Result<StoredSnapshot?, ReplicationError>) -> Void)
 
     /// Appends `payload`. An append retried under the same `id` is stored once. `failed` runs when the payload could
     /// not be appended for good (it then never appears among the entries).
@@ -38,6 +52,20 @@ public protocol ReplicatedLog: AnyObject, Sendable {
 
     /// Stops following and appending.
     func close()
+}
+
+/// A snapshot as the log holds it.
+public struct StoredSnapshot: Sendable, Equatable {
+    /// The position of the last entry the snapshot includes.
+    public let position: UInt64
+    /// The encoded state.
+    public let bytes: [UInt8]
+
+    /// A stored snapshot.
+    public init(position: UInt64, bytes: [UInt8]) {
+        self.position = position
+        self.bytes = bytes
+    }
 }
 
 /// A replica's root hash at a log position, compared across replicas to detect divergence.

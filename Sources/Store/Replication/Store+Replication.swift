@@ -1,5 +1,6 @@
 import DataModel
 import Dispatch
+import Synchronization
 
 /// What a clustered store keeps besides the log state (owned by the sequencer).
 struct ReplicaState {
@@ -15,8 +16,16 @@ struct ReplicaState {
     var gathering: (number: UInt64, entries: [[UInt8]], bytes: Int)?
     /// Reads and listens submitted while this node's proposals up to `after` were outstanding, in submission order.
     var deferred: [(after: UInt64, run: () -> Void)] = []
-    /// Loading: the log position to reach before serving, and whom to tell.
-    var catchUp: (position: UInt64, loaded: @Sendable (Result<LoadReport, JournalError>) -> Void)?
+    /// Loading: the log position to reach before serving, when loading started (the store's clock), and whom
+    /// to tell.
+    var catchUp: (position: UInt64, started: Double, loaded: @Sendable (Result<LoadReport, JournalError>) -> Void)?
+    /// Loading: the entries applied so far (after the snapshot restored, if any).
+    var replayed = 0
+    /// Counts the replica's followings of the log: deliveries of an earlier one are ignored (``Store/follow()``).
+    var following: UInt64 = 0
+    /// The snapshots this replica stored, and the last failure to store one.
+    var snapshotsStored = 0
+    var snapshotFailure: ReplicationError?
     /// Proposals that could not be decoded (written by an incompatible version); every replica skips them alike.
     var undecodable = 0
     /// The heartbeat and failure-detection timer, once this node armed an onDisconnect write.
@@ -55,30 +64,35 @@ struct ProposalResult: Sendable {
 }
 
 extension Store {
-    /// Opens the cluster's log and follows it from the start; the store serves (and `loaded` runs) once it applied
-    /// everything the log held when it opened. On the sequencer.
+    /// Opens the cluster's log, restores its newest snapshot and follows the log after it; the store serves (and
+    /// `loaded` runs) once it applied everything the log held when it opened. On the sequencer.
     func startReplica(loaded: @escaping @Sendable (Result<LoadReport, JournalError>) -> Void) {
         guard let replication else { return }
+        let started = clock()
         replication.open { [self] opened in
             queue.async { [self] in
                 switch opened {
                 case .failure(let error):
-                    let failure = JournalError.replicationFailed(error.description)
-                    fail(loading: failure)
-                    loaded(.failure(failure))
-                    runHeldWork()
+                    failLoading(.replicationFailed(error.description), loaded)
                 case .success(let position):
-                    replica.catchUp = (position, loaded)
+                    replica.catchUp = (position, started, loaded)
                     replication.listenForCheckpoints { [self] checkpoint in
                         queue.async { [self] in compare(theirs: checkpoint) }
                     }
-                    checkCaughtUp()
-                    replication.follow(after: replica.appliedPosition) { [self] position, payload in
-                        queue.async { [self] in applyCommitted(position, payload) }
-                    }
+                    restoreLatestSnapshot()
                 }
             }
         }
+    }
+
+    /// Ends loading with `failure`: every operation, held or later, is refused.
+    func failLoading(_ failure: JournalError,
+                     _ loaded: @escaping @Sendable (Result<LoadReport, JournalError>) -> Void)
+    {
+        replica.catchUp = nil
+        fail(loading: failure)
+        loaded(.failure(failure))
+        runHeldWork()
     }
 
     /// Proposes `operations` to the cluster's log; `settle` runs once they were applied here at their place in the
@@ -134,19 +148,38 @@ extension Store {
 
     /// Applies the log's entry at `position`: every operation of its proposal in order, each with the next
     /// sequence number, the time `max(previous, proposer's clock)` and the rules in force here. Replicas that apply
-    /// the same entries reach the same tree and decisions. On the sequencer.
+    /// the same entries reach the same tree and decisions. An entry beyond the next position means the log removed
+    /// entries this replica still needed (below a snapshot): it restores the snapshot instead. On the sequencer.
     func applyCommitted(_ position: UInt64, _ payload: [UInt8]) {
         guard position > replica.appliedPosition else { return }
+        guard position == replica.appliedPosition + 1 else {
+            restoreLatestSnapshot(missing: replica.appliedPosition + 1)
+            return
+        }
         replica.appliedPosition = position
         var answers: [() -> Void] = []
-        if let proposal = try? ProposalCodec.decode(payload) {
+        let proposal = try? ProposalCodec.decode(payload)
+        if let proposal {
             for ready in replica.nodeOrder.admit(proposal) { answers += apply(ready) }
         } else {
             replica.undecodable += 1
         }
+        if replica.catchUp != nil { replica.replayed += 1 }
         // The task's events go to the loops first, then the answers: a writer sees its write's event before `ok`.
         finishTask { _ in }
         for answer in answers { answer() }
+        advanced(to: position)
+        if position % checkpointInterval == 0 { takeCheckpoint(at: position) }
+        if let replication, replication.snapshotInterval > 0, position % replication.snapshotInterval == 0,
+            proposal?.node == replication.node
+        {
+            storeSnapshot(at: position)
+        }
+    }
+
+    /// What follows the replica reaching `position` (by an entry or a snapshot): settled reads run, loading
+    /// finishes once caught up, and callers waiting for the position go on.
+    func advanced(to position: UInt64) {
         runSettledReads()
         checkCaughtUp()
         if !replica.headWaiters.isEmpty {
@@ -154,7 +187,6 @@ extension Store {
             replica.headWaiters.removeAll { $0.position <= position }
             for waiter in reached { waiter.then() }
         }
-        if position % checkpointInterval == 0 { takeCheckpoint(at: position) }
     }
 
     /// Applies one proposal's operations; returns the answers to this node's callers among them, to run once the
@@ -244,14 +276,14 @@ extension Store {
     }
 
     /// Runs, in order, what was submitted while the replica was catching up (refused when loading failed).
-    private func runHeldWork() {
+    func runHeldWork() {
         let held = replica.untilServing
         replica.untilServing.removeAll()
         for work in held { work() }
     }
 
     /// Runs the deferred reads whose earlier proposals are all settled, in order.
-    private func runSettledReads() {
+    func runSettledReads() {
         let oldest = replica.oldestOutstanding
         while let first = replica.deferred.first, oldest.map({ first.after < $0 }) ?? true {
             replica.deferred.removeFirst()
@@ -263,6 +295,12 @@ extension Store {
     private func checkCaughtUp() {
         guard let catchUp = replica.catchUp, replica.appliedPosition >= catchUp.position else { return }
         replica.catchUp = nil
+        let seconds = max(0, clock() - catchUp.started) / 1000
+        let replayed = replica.replayed
+        report.withLock { report in
+            report.replayedRecords = replayed
+            report.seconds = seconds
+        }
         finishLoading()
         startPresenceTimer()
         runHeldWork()
@@ -368,44 +406,5 @@ struct CheckpointBook {
         early[checkpoint.position, default: []].append(checkpoint)
         if early.count > Self.kept, let oldest = early.keys.min() { early[oldest] = nil }
         return nil
-    }
-}
-
-/// Applies each node's proposals in the order the node made them, whatever order the log stored them in.
-///
-/// A node keeps many appends in flight and publishes again one that was not acknowledged in time; across a leader
-/// election the log can then store proposal 70 before 69. Applying them in log order would reorder one connection's
-/// writes. Every replica instead holds a proposal until the node's earlier ones are applied, and ignores a number
-/// already applied (a duplicate the log's de-duplication window missed). The decision depends only on the log's
-/// content, so every replica holds and releases alike.
-struct NodeOrder {
-    /// The next proposal number expected from each node.
-    private var next: [String: UInt64] = [:]
-    /// Proposals that arrived before their predecessors, by node and number.
-    private var held: [String: [UInt64: Proposal]] = [:]
-
-    /// Takes a proposal from the log; returns those now ready, in order (none when it must wait or is a duplicate).
-    mutating func admit(_ proposal: Proposal) -> [Proposal] {
-        let expected = next[proposal.node] ?? 1
-        guard proposal.number >= expected else { return [] }
-        guard proposal.number == expected else {
-            held[proposal.node, default: [:]][proposal.number] = proposal
-            return []
-        }
-        var ready = [proposal]
-        var following = expected + 1
-        while let waiting = held[proposal.node]?.removeValue(forKey: following) {
-            ready.append(waiting)
-            following += 1
-        }
-        if held[proposal.node]?.isEmpty == true { held[proposal.node] = nil }
-        next[proposal.node] = following
-        return ready
-    }
-
-    /// Drops a node declared down, with whatever of its proposals was waiting.
-    mutating func forget(_ node: String) {
-        held[node] = nil
-        next[node] = .max
     }
 }
