@@ -64,6 +64,8 @@ struct Serve: ParsableCommand {
     var explainDenials = false
     @Option(help: "Cluster mode: the NATS JetStream servers holding every namespace's log (nats://HOST:PORT[,…]).")
     var cluster: String?
+    @Option(help: "Cluster mode: store a namespace's snapshot every this many log positions, and drop older entries (0: never).")
+    var clusterSnapshotEvery: Int?
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
@@ -130,6 +132,7 @@ struct Serve: ParsableCommand {
         if let tlsKey { settings.tls.privateKey = tlsKey }
         if let tlsPort { settings.tls.port = tlsPort }
         if let cluster { settings.cluster.nats = cluster.split(separator: ",").map(String.init) }
+        if let clusterSnapshotEvery { settings.cluster.snapshotEvery = clusterSnapshotEvery }
     }
 }
 

@@ -220,6 +220,72 @@ def stream_of(ns: str) -> str:
     return "CANOPY_" + ns.encode("utf-8").hex()
 
 
+def nats_request(port: int, subject: str, payload: bytes = b"", timeout: float = 3.0) -> bytes:
+    """One request over the NATS client protocol to the server on ``port`` (a bare client: no dependency); the
+    reply's payload."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as connection:
+        connection.sendall(b'CONNECT {"verbose":false,"pedantic":false,"headers":true,"no_responders":true}\r\n'
+                           b"SUB _INBOX.canopy 1\r\n"
+                           + f"PUB {subject} _INBOX.canopy {len(payload)}\r\n".encode() + payload + b"\r\n")
+        received = b""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            start = received.find(b"MSG _INBOX.canopy")
+            if start >= 0 and b"\r\n" in received[start:]:
+                header_end = received.index(b"\r\n", start)
+                fields = received[start:header_end].split()
+                size = int(fields[-1])
+                if len(received) >= header_end + 2 + size:
+                    body = received[header_end + 2:header_end + 2 + size]
+                    if received[start - 1:start] == b"H":  # HMSG: headers, then the payload
+                        body = body[int(fields[-2]):]
+                    return body
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            received += chunk
+            if b"PING\r\n" in chunk:
+                connection.sendall(b"PONG\r\n")
+        raise TimeoutError(f"no reply to {subject} within {timeout}s")
+
+
+def move_stream_leader_to_meta_leader(cluster: NatsCluster, stream: str, timeout: float = 60.0) -> str:
+    """Asks the stream's leader to step down until JetStream elects the metadata leader to lead the stream too (the
+    worst case for a failover: one kill costs both elections); returns that server's name."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        leader, meta = stream_leader(cluster, stream), cluster.meta_leader()
+        if leader and leader == meta:
+            return leader
+        if leader:
+            port = next(server.client_port for server in cluster.servers if server.alive())
+            try:
+                nats_request(port, f"$JS.API.STREAM.LEADER.STEPDOWN.{stream}")
+            except (OSError, TimeoutError):
+                pass
+        time.sleep(1.0)
+    raise RuntimeError(f"the leader of {stream} never became the metadata leader")
+
+
+def stream_state(cluster: NatsCluster, stream: str) -> dict:
+    """The stream's state (``first_seq``, ``last_seq``, ``messages``…) as a running NATS server reports it, or
+    ``{}``."""
+    for server in cluster.servers:
+        if not server.alive():
+            continue
+        try:
+            url = f"http://127.0.0.1:{server.http_port}/jsz?streams=true"
+            with urllib.request.urlopen(url, timeout=1) as response:
+                report = json.load(response)
+        except (OSError, ValueError):
+            continue
+        for account in report.get("account_details", []):
+            for detail in account.get("stream_detail", []):
+                if detail.get("name") == stream:
+                    return detail.get("state", {})
+    return {}
+
+
 def stream_leader(cluster: NatsCluster, stream: str) -> str:
     """The stream's leader as every running NATS server reports it (``/jsz?streams=true``), or ``""``."""
     leaders = set()

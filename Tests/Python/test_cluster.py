@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from typing import Any, Awaitable, Callable
 
@@ -19,10 +20,11 @@ import pytest
 
 import firebase_model as model
 import total_order
-from cluster import CanopyNode, Connections, NatsCluster, Writer, start_canopy_node, stream_leader, stream_of
+from cluster import (CanopyNode, Connections, NatsCluster, Writer, start_canopy_node, stream_leader, stream_of,
+                     stream_state)
 from conftest import canopy_binary
 from firebase_wire import WireClient
-from rest_client import HttpConnection, HttpResponse, Rest, build_request, pipeline
+from rest_client import ADMIN, HttpConnection, HttpResponse, Rest, build_request, pipeline
 from total_order import acknowledgement_order
 
 CONVERGE_TIMEOUT = 20.0  # a node applying what others acknowledged takes milliseconds; a leader election 4–9 s
@@ -555,3 +557,71 @@ async def test_a_restarted_node_catches_up_before_it_serves(nodes, ns):
         + " | ".join(wrong)
     await asyncio.to_thread(put, down, ns, "/after/x", 1)
     await wait_trees(started, ns, expected[ns])
+
+
+def root_etag_and_tree(node: CanopyNode, ns: str) -> tuple[str, Any]:
+    """The root's ETag (its hash) and tree, in one ``GET /.json`` as admin."""
+    rest = Rest(node.port, ns)
+    try:
+        response = rest.get("/", headers={**ADMIN, "X-Firebase-ETag": "true"})
+        assert response.status == 200, response.describe()
+        return response.header("ETag") or "", model.normalize(response.json())
+    finally:
+        rest.close()
+
+
+@pytest.mark.timeout(150)
+async def test_a_node_restarted_from_a_snapshot_serves_the_same_root_hash(nodes, nats_cluster, ns):
+    """Three nodes store a snapshot every 50 log positions. Writes through all three (sets and server-side
+    increments) make JetStream purge the log below the older of the two snapshots it keeps (its first sequence
+    moves past 1). One node is stopped, the others write on, and it is restarted: it logs that it restored a
+    snapshot and replayed only the entries after it, and its first answer (the root's ETag, which is the tree's
+    hash, and the tree) is the others'. A write through it then reaches every node."""
+    started = [nodes.start("--cluster-snapshot-every", "50", "--log-level", "info") for _ in range(3)]
+    stream = stream_of(ns)
+
+    def write(node: CanopyNode, phase: str, count: int) -> None:
+        rest = Rest(node.port, ns)
+        try:
+            for i in range(count):
+                for path, value in ((f"/{phase}/{node.name[-8:]}-{i}", {"i": i}),
+                                    ("/counter", {".sv": {"increment": 1}})):
+                    response = rest.put(path, value, headers=ADMIN)
+                    assert response.status == 200, response.describe()
+        finally:
+            rest.close()
+
+    await asyncio.gather(*(asyncio.to_thread(write, node, "before", 60) for node in started))
+    purged = lambda: stream_state(nats_cluster, stream).get("first_seq", 0) > 1  # noqa: E731
+
+    async def log_purged() -> bool:
+        return await asyncio.to_thread(purged)
+
+    await wait_until(log_purged, CONVERGE_TIMEOUT, f"JetStream purging {stream} below a snapshot",
+                     lambda: asyncio.to_thread(lambda: json.dumps(stream_state(nats_cluster, stream))))
+    down = started[2]
+    assert down.stop() == 0, down.log_tail()
+    await asyncio.gather(*(asyncio.to_thread(write, node, "during", 40) for node in started[:2]))
+    head = stream_state(nats_cluster, stream).get("last_seq", 0)
+    down.restart()
+    first_etag, first_tree = await asyncio.to_thread(root_etag_and_tree, down, ns)
+    others = [await asyncio.to_thread(root_etag_and_tree, node, ns) for node in started[:2]]
+    assert first_tree["counter"] == 3 * 60 + 2 * 40, json.dumps(first_tree)[:300]
+    assert [first_etag, first_tree] == [others[0][0], others[0][1]] == [others[1][0], others[1][1]], \
+        f"restarted node: {first_etag}; others: {[etag for etag, _ in others]}"
+    opened = [line for line in down.log_tail(100_000).splitlines() if "opened namespace" in line and ns in line]
+    assert opened, down.log_tail()
+    restored = int(re.search(r"snapshot_position[=\":]+(\d+)", opened[-1]).group(1))
+    replayed = int(re.search(r"replayed[=\":]+(\d+)", opened[-1]).group(1))
+    assert restored > 0 and restored + replayed >= head > replayed, opened[-1]
+    print(f"restarted node: restored the snapshot at {restored}, replayed {replayed} of {head} entries")
+    await asyncio.to_thread(write, down, "after", 5)
+    etags = [(await asyncio.to_thread(root_etag_and_tree, node, ns)) for node in started]
+
+    async def same_everywhere() -> bool:
+        nonlocal etags
+        etags = [await asyncio.to_thread(root_etag_and_tree, node, ns) for node in started]
+        return len({etag for etag, _ in etags}) == 1 and etags[0][1]["counter"] == 3 * 60 + 2 * 40 + 5
+
+    await wait_until(same_everywhere, CONVERGE_TIMEOUT, "every node at the same root hash after a write through "
+                     "the restarted node", lambda: asyncio.sleep(0, result=str([etag for etag, _ in etags])))
