@@ -127,6 +127,48 @@ async def test_clients_on_three_nodes_observe_one_total_order(nodes, ns):
         print(f"{len(order)} writes seen in one order by {len(clients)} clients on 3 nodes")
 
 
+@pytest.mark.timeout(90)
+async def test_a_rest_read_on_any_node_sees_what_another_node_acknowledged(nodes, ns):
+    """A write acknowledged by one node, then at once a REST read through another: the read holds the write (a
+    REST read waits until its node applied everything the log held when it arrived), 150 times round the nodes,
+    with a wire client writing on a third node all along to keep the replicas busy."""
+    started = [nodes.start() for _ in range(3)]
+    rests = [Rest(node.port, ns) for node in started]
+    try:
+        async with Connections() as connections:
+            noise = await connections.to(started[2], ns)
+            stop = asyncio.Event()
+
+            async def keep_writing() -> None:
+                i = 0
+                while not stop.is_set():
+                    await noise.put(f"/noise/{i % 50}", i)
+                    i += 1
+
+            background = asyncio.create_task(keep_writing())
+
+            def rounds() -> list[str]:
+                stale = []
+                for i in range(150):
+                    writer, reader = rests[i % 3], rests[(i + 1) % 3]
+                    response = writer.put("/seen", i, headers=ADMIN)
+                    assert response.status == 200, response.describe()
+                    read = reader.value("/seen")
+                    if read != i:
+                        stale.append(f"round {i}: read {read}")
+                return stale
+
+            try:
+                stale = await asyncio.to_thread(rounds)
+            finally:
+                stop.set()
+                await background
+            assert stale == [], f"{len(stale)} of 150 reads did not see the write acknowledged just before: {stale[:5]}"
+    finally:
+        for rest in rests:
+            rest.close()
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # 2. Compare-and-set across nodes
 

@@ -38,6 +38,10 @@ struct ReplicaState {
     var untilServing: [@Sendable () -> Void] = []
     /// Callers waiting for this replica to reach a log position (``Store/awaitLogHead(_:)``).
     var headWaiters: [(position: UInt64, then: @Sendable () -> Void)] = []
+    /// Callers of ``Store/awaitLogHead(_:)`` for whom the log's head is still to be asked, and whether a question
+    /// is on its way.
+    var headAskers: [@Sendable () -> Void] = []
+    var headQuestionInFlight = false
     /// This replica's recent checkpoints, and other replicas' not matched yet, by position (bounded).
     var checkpoints = CheckpointBook()
 
@@ -230,22 +234,36 @@ extension Store {
         }
     }
 
-    /// Cluster mode: runs `then` once this replica applied everything the log held when called, so a client that
-    /// reconnects here from another node never sees older data than it saw there. At once on a single node (and
-    /// when the log cannot tell its head: then as soon as possible).
+    /// Cluster mode: runs `then` (on the sequencer) once this replica applied everything the log held when
+    /// called, so a client that reconnects here from another node, or reads here what another node acknowledged,
+    /// never sees older data than it saw there. At once on a single node (and when the log cannot tell its head:
+    /// then as soon as possible). Callers that arrive while the log is being asked share the next question, so a
+    /// namespace has at most two in flight however many read.
     public func awaitLogHead(_ then: @escaping @Sendable () -> Void) {
-        guard let replication else {
+        guard replication != nil else {
             then()
             return
         }
-        submit { [self] in awaitLogHead(of: replication, then) }
+        submit { [self] in
+            replica.headAskers.append(then)
+            askForLogHead()
+        }
     }
 
-    private func awaitLogHead(of replication: any ReplicatedLog, _ then: @escaping @Sendable () -> Void) {
+    /// Asks the log for its head on behalf of everyone who asked since the last question was sent.
+    private func askForLogHead() {
+        guard let replication, !replica.headQuestionInFlight, !replica.headAskers.isEmpty else { return }
+        let askers = replica.headAskers
+        replica.headAskers.removeAll()
+        replica.headQuestionInFlight = true
         replication.lastPosition { [self] result in
             queue.async { [self] in
+                replica.headQuestionInFlight = false
                 let head = (try? result.get()) ?? 0
-                if replica.appliedPosition >= head { then() } else { replica.headWaiters.append((head, then)) }
+                for then in askers {
+                    if replica.appliedPosition >= head { then() } else { replica.headWaiters.append((head, then)) }
+                }
+                askForLogHead()
             }
         }
     }
