@@ -93,6 +93,15 @@ public final class Gateway: Router {
                         "hash": "\(mine.hash)", "other_node": "\(theirs.node)", "other_hash": "\(theirs.hash)",
                     ])
                 }
+                storeConfiguration.declaredDown = { [weak self] in
+                    guard let self else { return }
+                    logger.warning(
+                        "cluster.declared_down: heartbeats missed the bound; connections close to register again",
+                        metadata: ["namespace": "\(name)"])
+                    for session in sessions.all where session.namespace.name == name {
+                        session.loop.execute { session.closeToRegisterAgain() }
+                    }
+                }
             } else if let root = configuration.dataDirectory,
                let directory = DataDirectory.namespaceDirectory(root, namespace: name)
             {

@@ -44,6 +44,7 @@ public final class Store: @unchecked Sendable {
     /// Cluster mode: hash the tree every this many positions, and whom to tell of a divergence.
     let checkpointInterval: UInt64
     let divergence: (@Sendable (Checkpoint, Checkpoint) -> Void)?
+    let declaredDown: (@Sendable () -> Void)?
     let isClosed = Atomic<Bool>(false)
     /// Left once loading ended (successfully or not); ``waitUntilLoaded()`` waits for it.
     private let loading = DispatchGroup()
@@ -119,6 +120,7 @@ public final class Store: @unchecked Sendable {
         replication = configuration.replication
         checkpointInterval = max(1, configuration.checkpointInterval)
         divergence = configuration.divergence
+        declaredDown = configuration.declaredDown
         persistence = replication == nil ? configuration.persistence.map { PersistenceDriver(settings: $0) } : nil
         loading.enter()
     }

@@ -22,6 +22,10 @@ public struct StoreConfiguration: Sendable {
     /// Cluster mode: called when another replica's hash at a position differs from this one's (the trees have
     /// diverged: a bug, or entries applied differently), on a store queue.
     public var divergence: (@Sendable (_ mine: Checkpoint, _ theirs: Checkpoint) -> Void)?
+    /// Cluster mode: called when the log declared this node down while it runs (its armed onDisconnect writes
+    /// have run everywhere); the store then proposes under a new name. The owner should close the namespace's
+    /// connections so that their clients reconnect and register again. On the sequencer.
+    public var declaredDown: (@Sendable () -> Void)?
 
     /// A configuration; by default in memory, with the system clock, no rules and no cluster.
     public init(persistence: PersistenceConfiguration? = nil,

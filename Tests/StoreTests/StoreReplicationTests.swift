@@ -382,6 +382,52 @@ struct ClusterDisconnectTests {
         let records = nodes.map { $0.records.value.filter { $0.contains("presence") } }
         #expect(records.allSatisfy { $0.count == 1 }, "run more than once: \(records)")
     }
+
+    @Test("a node declared down while it runs is told, proposes under a new name, and its writes count again",
+          .timeLimit(.minutes(1)))
+    func declaredDownWhileRunning() async throws {
+        let log = MemoryLog()
+        let told = Locked(0)
+        var configuration = StoreConfiguration(replication: log.node("alive"))
+        configuration.declaredDown = { told.withLock { $0 += 1 } }
+        let alive = try Store(configuration: configuration)
+        let other = try StoreReplicationTests.replicas(1, on: log)[0].store
+        let armed = try Fixture.update("/", [("presence/carol", #""offline""#)])
+        let registered: Bool = await withCheckedContinuation { continuation in
+            alive.armDisconnect(session: "c1", write: armed) { continuation.resume(returning: $0) }
+        }
+        #expect(registered)
+        // Another node's verdict reaches the log before the heartbeats of "alive" do (as across a long election).
+        let verdict = Proposal(node: "judge", number: 1, clock: StoreConfiguration.systemClock() + 10_000,
+                               operations: [.nodeDown("alive", silentFor: 5_000)])
+        log.node("judge").append(ProposalCodec.encode(verdict), id: verdict.id) { _ in }
+        let presence = try Fixture.path("/presence/carol")
+        for store in [alive, other] {
+            #expect(await ReplicaSnapshotTests.waitUntilAsync {
+                await store.value(at: presence) == (try? Fixture.node(#""offline""#))
+            })
+        }
+        #expect(await ReplicaSnapshotTests.waitUntil { told.value == 1 })
+        // Its later writes are applied everywhere, and it can arm again.
+        let write = await alive.apply(try Fixture.set("/after", "1"))
+        #expect((try? write.get()) != nil, "\(write)")
+        #expect(await ReplicaSnapshotTests.waitUntilAsync {
+            await other.value(at: try! Fixture.path("/after")) == (try? Fixture.node("1"))
+        })
+        let again: Bool = await withCheckedContinuation { continuation in
+            alive.armDisconnect(session: "c1", write: try! Fixture.update("/", [("presence/carol", #""gone""#)])) {
+                continuation.resume(returning: $0)
+            }
+        }
+        #expect(again)
+        let fired: Result<WriteOutcome, StoreError>? = await withCheckedContinuation { continuation in
+            alive.fireDisconnect(session: "c1") { continuation.resume(returning: $0) }
+        }
+        #expect((try? fired?.get()) != nil)
+        #expect(await ReplicaSnapshotTests.waitUntilAsync {
+            await other.value(at: presence) == (try? Fixture.node(#""gone""#))
+        })
+    }
 }
 
 extension Sequence {

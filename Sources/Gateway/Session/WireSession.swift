@@ -90,6 +90,13 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
         failConnection(code: 1011, reason: "namespace unavailable")
     }
 
+    /// Cluster mode: the cluster took this node for dead and ran its onDisconnect writes. The client reconnects
+    /// (here or elsewhere), sends its unacknowledged writes again and registers its onDisconnect writes again.
+    func closeToRegisterAgain() {
+        guard !webSocket.isClosed else { return }
+        failConnection(code: 1001, reason: "node rejoining the cluster")
+    }
+
     func webSocketSession(_ session: WebSocketSession, didReceive message: WebSocketMessage) {
         guard case .text(let frame) = message else {
             failConnection(code: 1003, reason: "the protocol uses text frames only")

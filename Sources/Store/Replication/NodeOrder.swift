@@ -45,6 +45,11 @@ struct NodeOrder: Equatable {
         return ready
     }
 
+    /// Whether `node` was declared down (its proposals are ignored from then on).
+    func isForgotten(_ node: String) -> Bool {
+        next[node] == .max
+    }
+
     /// Drops a node declared down, with whatever of its proposals was waiting.
     mutating func forget(_ node: String) {
         held[node] = nil

@@ -30,6 +30,8 @@ struct ReplicaState {
     var undecodable = 0
     /// The heartbeat and failure-detection timer, once this node armed an onDisconnect write.
     var presenceTimer: (any DispatchSourceTimer)?
+    /// How many times this node was declared down while running, and took a new name (``Store/proposer``).
+    var rejoins = 0
     /// Nodes this replica proposed as down, until that proposal is applied.
     var downProposed: Set<String> = []
     /// Each node's proposals are applied in the order it numbered them (``NodeOrder``).
@@ -107,7 +109,7 @@ extension Store {
         guard let replication else { return }
         let entries = operations.map(ProposalCodec.entry)
         let bytes = entries.reduce(0) { $0 + $1.count + 5 }
-        let limit = replication.maxPayloadBytes - ProposalCodec.overheadBytes - replication.node.utf8.count
+        let limit = replication.maxPayloadBytes - ProposalCodec.overheadBytes - proposer.utf8.count - 8
         guard bytes <= limit else {
             settle(.failure(.tooLarge(bytes: bytes, limit: limit)))
             return
@@ -140,10 +142,11 @@ extension Store {
         guard let replication, let gathering = replica.gathering else { return }
         replica.gathering = nil
         let number = gathering.number
-        let payload = ProposalCodec.encode(node: replication.node, number: number, clock: clock(),
-                                           entries: gathering.entries)
-        replication.append(payload, id: Proposal.id(node: replication.node, number: number)) { [self] _ in
+        let proposer = proposer
+        let payload = ProposalCodec.encode(node: proposer, number: number, clock: clock(), entries: gathering.entries)
+        replication.append(payload, id: Proposal.id(node: proposer, number: number)) { [self] _ in
             queue.async { [self] in
+                guard proposer == self.proposer else { return }
                 for part in replica.waiting.removeValue(forKey: number) ?? [] { part.settle(.failure(.unavailable)) }
                 runSettledReads()
             }
@@ -163,6 +166,7 @@ extension Store {
         replica.appliedPosition = position
         var answers: [() -> Void] = []
         let proposal = try? ProposalCodec.decode(payload)
+        let wasDeclaredDown = replica.nodeOrder.isForgotten(proposer)
         if let proposal {
             for ready in replica.nodeOrder.admit(proposal) { answers += apply(ready) }
         } else {
@@ -172,10 +176,11 @@ extension Store {
         // The task's events go to the loops first, then the answers: a writer sees its write's event before `ok`.
         finishTask { _ in }
         for answer in answers { answer() }
+        if !wasDeclaredDown, replica.nodeOrder.isForgotten(proposer), replica.catchUp == nil { rejoin() }
         advanced(to: position)
         if position % checkpointInterval == 0 { takeCheckpoint(at: position) }
         if let replication, replication.snapshotInterval > 0, position % replication.snapshotInterval == 0,
-            proposal?.node == replication.node
+            proposal?.node == proposer
         {
             storeSnapshot(at: position)
         }
@@ -226,12 +231,33 @@ extension Store {
                 replica.nodeOrder.forget(node)
             }
         }
-        guard proposal.node == replication?.node, let parts = replica.waiting.removeValue(forKey: proposal.number)
+        guard proposal.node == proposer, let parts = replica.waiting.removeValue(forKey: proposal.number)
         else { return [] }
         let rules = state.rules
         return parts.filter { $0.range.upperBound <= results.count }.map { part in
             { part.settle(.success(ProposalResult(writes: Array(results[part.range]), rules: rules))) }
         }
+    }
+
+    /// The name this replica proposes under: the log's node name, and a suffix once it had to rejoin.
+    var proposer: String {
+        replica.rejoins == 0 ? replication?.node ?? "" : "\(replication?.node ?? "").\(replica.rejoins)"
+    }
+
+    /// This node was declared down while it runs (its heartbeats did not reach the log within the silence
+    /// bound, as can happen across a long leader election): every replica ran its armed onDisconnect writes and
+    /// ignores whatever it proposes under its name. It proposes under a new name from now on, tells its owner
+    /// (which closes its connections, so that their clients reconnect, send their unacknowledged writes again and
+    /// arm their onDisconnect writes again), then fails what it had proposed and not seen applied: none of it was.
+    private func rejoin() {
+        replica.rejoins += 1
+        replica.lastProposal = 0
+        replica.gathering = nil
+        let abandoned = replica.waiting.keys.sorted().flatMap { replica.waiting[$0] ?? [] }
+        replica.waiting.removeAll()
+        declaredDown?()
+        for part in abandoned { part.settle(.failure(.unavailable)) }
+        runSettledReads()
     }
 
     /// Cluster mode: runs `then` (on the sequencer) once this replica applied everything the log held when
@@ -337,7 +363,7 @@ extension Store {
                 completion(false)
                 return
             }
-            propose([.armDisconnect(node: replication.node, session: session, write: write)]) { settled in
+            propose([.armDisconnect(node: proposer, session: session, write: write)]) { settled in
                 completion((try? settled.get()) != nil)
             }
             startPresenceTimer()
@@ -354,7 +380,7 @@ extension Store {
                 completion(.failure(.unavailable))
                 return
             }
-            propose([.disconnect(node: replication.node, session: session)]) { settled in
+            propose([.disconnect(node: proposer, session: session)]) { settled in
                 switch settled {
                 case .success(let result): completion(result.writes.first ?? nil)
                 case .failure(let error): completion(.failure(error))
@@ -378,8 +404,8 @@ extension Store {
     }
 
     private func presenceTick() {
-        guard let replication, refusal() == nil, replica.catchUp == nil else { return }
-        let me = replication.node
+        guard replication != nil, refusal() == nil, replica.catchUp == nil else { return }
+        let me = proposer
         if state.presence.armed[me] != nil {
             propose([.heartbeat(node: me)]) { _ in }
         }

@@ -86,11 +86,9 @@ extension Store {
         observer?(ChangeRecord(sequence: state.sequence,
                                changes: [Change(path: .root, oldValue: before, newValue: state.root)]))
         finishTask { _ in }
-        if let replication {
-            let next = snapshot.nodeOrder.next[replication.node] ?? 1
-            for number in replica.waiting.keys.sorted() where number < next {
-                for part in replica.waiting.removeValue(forKey: number) ?? [] { part.settle(.failure(.unavailable)) }
-            }
+        let next = snapshot.nodeOrder.next[proposer] ?? 1
+        for number in replica.waiting.keys.sorted() where number < next {
+            for part in replica.waiting.removeValue(forKey: number) ?? [] { part.settle(.failure(.unavailable)) }
         }
     }
 
