@@ -27,6 +27,10 @@ public struct AuthConfiguration: Sendable {
     /// A credential that grants admin access (security rules bypassed), or `nil` for none. Must not be empty.
     public var adminToken: String?
 
+    /// A credential made afresh at each start for the web console's sign-in link, admin like ``adminToken``
+    /// (`nil`: none).
+    public var consoleCredential: String?
+
     /// Whether the server listens on loopback addresses only.
     ///
     /// When `true` and ``adminToken`` is `nil`, the Firebase emulator's literal admin credential `owner` (what

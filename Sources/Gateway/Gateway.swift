@@ -36,17 +36,29 @@ public final class Gateway: Router {
     }
 
     public func route(_ request: HTTPRequest, context: RequestContext) -> Route {
-        switch request.head.path {
-        case "/.ws":
-            return webSocketRoute(request)
-        case "/.metrics" where request.head.method == "GET":
-            return .respond(metricsResponse())
-        case let path where Self.adminPaths.contains(path):
-            return adminRoute(request)
-        default:
-            return restRoute(request, context: context)
-        }
+        Self.routes.route(request, context: context, owner: self) ?? restRoute(request, context: context)
     }
+
+    /// `/.ws`, `/.metrics`, the admin endpoints and the console; everything else is REST.
+    private static let routes: RouteTable<Gateway> = {
+        var table = RouteTable<Gateway>()
+        table.add(.exact("/.ws")) { gateway, request, _ in gateway.webSocketRoute(request) }
+        table.add(.exact("/.metrics"), methods: ["GET"]) { gateway, _, _ in .respond(gateway.metricsResponse()) }
+        for path in adminPaths {
+            table.add(.exact(path)) { gateway, request, _ in gateway.adminRoute(request) }
+        }
+        table.add(.exact("/.console"), methods: ["GET"]) { _, _, _ in
+            .respond(HTTPResponse(status: .movedPermanently, headers: ["Location": "/.console/"]))
+        }
+        table.add(.prefix("/.console/"), methods: ["GET"]) { gateway, request, _ in
+            guard let assets = gateway.configuration.consoleAssets else {
+                return .respond(.error(.notFound, message: "The console is not served: disabled, or no files at start."))
+            }
+            let file = request.head.path.dropFirst("/.console/".count)
+            return .respond(assets.response(for: file.isEmpty ? "index.html" : String(file), request: request.head))
+        }
+        return table
+    }()
 
     private func webSocketRoute(_ request: HTTPRequest) -> Route {
         let parameters = ConnectionParameters(query: request.head.query ?? "")
@@ -57,9 +69,10 @@ public final class Gateway: Router {
         case .failure(let problem): return .respond(problem.response)
         }
         let host = request.head.headers["Host"] ?? "localhost"
+        let crossSite = CrossSiteRequest.isCrossSite(request.head)
         return .webSocket { [self] webSocket in
             WireSession(webSocket: webSocket, namespace: namespace, gateway: self, host: host,
-                        lastSessionID: parameters.lastSessionID)
+                        lastSessionID: parameters.lastSessionID, openedByCrossSitePage: crossSite)
         }
     }
 

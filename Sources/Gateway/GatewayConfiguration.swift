@@ -1,4 +1,5 @@
 import DataModel
+import HTTPServer
 import Rules
 import Store
 
@@ -32,6 +33,8 @@ public struct GatewayConfiguration: Sendable {
     public var streamKeepAliveSeconds = 30.0
     /// Unsent bytes at which an event stream whose client stopped reading is cut off.
     public var streamCutOffBytes = 1024 * 1024
+    /// The web console's files, served at `/.console/` (`nil`: no console).
+    public var consoleAssets: StaticAssets?
     /// Server time in milliseconds since the Unix epoch (hello `ts`, server timestamps).
     public var clock: @Sendable () -> Double = StoreConfiguration.systemClock
 

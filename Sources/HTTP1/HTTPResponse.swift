@@ -20,7 +20,8 @@ public struct HTTPResponse: Sendable, Equatable {
     ///
     /// `Content-Length` is added unless the headers already have `Content-Length` or `Transfer-Encoding`, or
     /// the status is 1xx or 204, which must not carry it (RFC 9110 §8.6).
-    public func encoded() -> [UInt8] {
+    /// With `includingBody` false (the answer to `HEAD`), the fields are those of the full response, body left out.
+    public func encoded(includingBody: Bool = true) -> [UInt8] {
         precondition(body.isEmpty || !status.forbidsContent, "1xx and 204 responses have no body")
         let framedByCaller = headers.contains(name: "Content-Length") || headers.contains(name: "Transfer-Encoding")
         var bytes: [UInt8] = []
@@ -29,7 +30,7 @@ public struct HTTPResponse: Sendable, Equatable {
             status: status, headers: headers,
             contentLength: framedByCaller || status.forbidsContent ? nil : body.count, to: &bytes)
         bytes.append(contentsOf: ASCII.crlf)
-        bytes.append(contentsOf: body)
+        if includingBody { bytes.append(contentsOf: body) }
         return bytes
     }
 

@@ -39,6 +39,9 @@ public struct HTTPStatus: Sendable, Equatable, Hashable, CustomStringConvertible
 
     // MARK: - 3xx
 
+    /// 301 Moved Permanently: the resource is at `Location` (RFC 9110 §15.4.2).
+    public static let movedPermanently = HTTPStatus(code: 301, reasonPhrase: "Moved Permanently")
+
     /// 304 Not Modified: a conditional GET whose `If-None-Match` still matches; no content (RFC 9110 §15.4.5).
     public static let notModified = HTTPStatus(code: 304, reasonPhrase: "Not Modified")
 

@@ -18,6 +18,7 @@ public final class HTTPServer: @unchecked Sendable {
     private let router: any Router
     private let group: EventLoopGroup
     private let broadcastHub: BroadcastHub
+    private let builtInRoutes: RouteTable<Void>
     let webSocketUpgrade: WebSocketUpgrade
     private var listeners: [Listener] = []
     private var tlsContext: TLSContext?
@@ -29,6 +30,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.logger = logger
         self.group = EventLoopGroup(count: configuration.eventLoops > 0 ? configuration.eventLoops : System.coreCount)
         self.broadcastHub = BroadcastHub(group: group)
+        self.builtInRoutes = Self.builtInRoutes(configuration, hub: broadcastHub)
         self.webSocketUpgrade = WebSocketUpgrade(configuration: configuration)
     }
 
@@ -94,18 +96,22 @@ public final class HTTPServer: @unchecked Sendable {
     // MARK: - Routing
 
     func route(_ request: HTTPRequest, context: RequestContext) -> Route {
-        let path = request.head.path
-        if path == "/.health" {
-            return .respond(.json(status: .ok, body: Array(#"{"status":"ok"}"#.utf8)))
+        builtInRoutes.route(request, context: context, owner: ()) ?? router.route(request, context: context)
+    }
+
+    /// The server's own endpoints: health, and the optional echo and broadcast WebSockets.
+    private static func builtInRoutes(_ configuration: ServerConfiguration, hub: BroadcastHub) -> RouteTable<Void> {
+        var table = RouteTable<Void>()
+        table.add(.exact("/.health")) { _, _, _ in
+            .respond(.json(status: .ok, body: Array(#"{"status":"ok"}"#.utf8)))
         }
-        if let echoPath = configuration.echoPath, path == echoPath {
-            return .webSocket { _ in EchoEndpoint() }
+        if let echoPath = configuration.echoPath {
+            table.add(.exact(echoPath)) { _, _, _ in .webSocket { _ in EchoEndpoint() } }
         }
-        if let broadcastPath = configuration.broadcastPath, path == broadcastPath {
-            let hub = broadcastHub
-            return .webSocket { _ in BroadcastEndpoint(hub: hub) }
+        if let broadcastPath = configuration.broadcastPath {
+            table.add(.exact(broadcastPath)) { _, _, _ in .webSocket { _ in BroadcastEndpoint(hub: hub) } }
         }
-        return router.route(request, context: context)
+        return table
     }
 
     // MARK: - Shutdown

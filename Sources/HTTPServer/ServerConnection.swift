@@ -25,6 +25,8 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     private var mode = Mode.http
     /// Set while a deferred response is outstanding: later pipelined requests wait in the parser.
     private var awaitingResponse = false
+    /// Whether the request being answered is a `HEAD` (its answer goes without the body).
+    private var answeringHead = false
     private let handshakeTimeout: UInt64
 
     init(connection: Connection, server: HTTPServer, tls: TLSSession?) {
@@ -79,6 +81,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             case .expectContinue:
                 sendPlaintext(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
             case .failure(let error):
+                answeringHead = false
                 respondAndClose(.error(error.status, message: error.message), reason: "bad request: \(error.status.code)")
                 return
             case .request(let request):
@@ -96,18 +99,27 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
 
     private func handle(_ request: HTTPRequest) {
         let context = RequestContext(remoteAddress: connection.remoteAddress, isSecure: tls != nil)
-        switch server.route(request, context: context) {
+        // HEAD is answered as GET would be, without the body (RFC 9110 §9.3.2).
+        var routed = request
+        answeringHead = request.head.method == "HEAD"
+        if answeringHead { routed.head.method = "GET" }
+        switch server.route(routed, context: context) {
         case .respond(let response):
             if request.head.keepAlive {
-                sendPlaintext(response.encoded())
+                sendPlaintext(response.encoded(includingBody: !answeringHead))
             } else {
                 respondAndClose(response, reason: "request done")
             }
         case .deferred(let answer):
             awaitingResponse = true
             answer(PendingResponse(owner: self, keepAlive: request.head.keepAlive))
+        case .webSocket where answeringHead:
+            respondAndClose(.error(.badRequest, message: "a WebSocket upgrade must be a GET"), reason: "HEAD upgrade")
         case .webSocket(let makeDelegate):
             upgrade(request, makeDelegate: makeDelegate)
+        case .stream(let head, _) where answeringHead:
+            sendPlaintext(head.encoded())
+            connection.closeAfterFlush(reason: .local("HEAD of a stream"))
         case .stream(let head, let start):
             beginStream(head: head, start: start)
         }
@@ -147,7 +159,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
         guard awaitingResponse, !connection.isClosed else { return }
         awaitingResponse = false
         if keepAlive {
-            sendPlaintext(response.encoded())
+            sendPlaintext(response.encoded(includingBody: !answeringHead))
             processRequests()
         } else {
             respondAndClose(response, reason: "request done")
@@ -158,6 +170,10 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     func completeDeferred(streaming head: HTTPResponseHead, start: @Sendable (ResponseStream) -> Void) {
         guard awaitingResponse, !connection.isClosed else { return }
         awaitingResponse = false
+        guard !answeringHead else {
+            sendPlaintext(head.encoded())
+            return connection.closeAfterFlush(reason: .local("HEAD of a stream"))
+        }
         beginStream(head: head, start: start)
     }
 
@@ -165,7 +181,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
 
     /// Sends `response` with `Connection: close`, then closes once it is out.
     private func respondAndClose(_ response: HTTPResponse, reason: String) {
-        sendPlaintext(response.encodedClosingConnection())
+        sendPlaintext(response.encodedClosingConnection(includingBody: !answeringHead))
         connection.closeAfterFlush(reason: .local(reason))
     }
 

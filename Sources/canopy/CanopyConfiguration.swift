@@ -100,6 +100,14 @@ struct CanopyConfiguration: Decodable {
     var rules: Rules
     var log: Log
     var cluster: Cluster
+    var console: Console
+
+    struct Console: Decodable {
+        /// Serve the web console at `/.console/`.
+        var enabled: Bool
+        /// Where its files are (read once at start).
+        var directory: String
+    }
 }
 
 /// Why the configuration could not be loaded; every message names the key path or file.
@@ -132,6 +140,7 @@ enum ConfigurationLoader {
         "rules": ["path": "Config/database.rules.json", "allowOpen": false, "explainDenials": false] as [String: Any],
         "log": ["format": "text", "level": "info"],
         "cluster": ["nats": [String](), "replicas": 3, "snapshotEvery": 10_000] as [String: Any],
+        "console": ["enabled": true, "directory": "Console"] as [String: Any],
     ] }
 
     /// Loads the configuration.

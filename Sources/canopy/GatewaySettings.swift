@@ -2,14 +2,25 @@ import ArgumentParser
 import Auth
 import Cluster
 import Gateway
+import HTTPServer
 import Logging
 import Rules
 import Store
 
 /// Turns the operator's configuration into the gateway and its token verifier, validating them.
 enum GatewaySettings {
-    static func makeGateway(from settings: CanopyConfiguration, rules: RuleSet?, logger: Logger) throws -> Gateway {
+    /// The gateway; `consoleCredential` signs the web console in (when the console is served).
+    static func makeGateway(from settings: CanopyConfiguration, rules: RuleSet?, consoleCredential: String,
+                            logger: Logger) throws -> Gateway
+    {
         var configuration = GatewayConfiguration()
+        if settings.console.enabled {
+            do {
+                configuration.consoleAssets = try StaticAssets(directory: settings.console.directory)
+            } catch {
+                logger.notice("console.disabled: \(error)")
+            }
+        }
         configuration.rules = RulesHolder(rules, path: rules == nil ? nil : settings.rules.path)
         configuration.explainDenials = settings.rules.explainDenials
         configuration.dataDirectory = settings.data.directory
@@ -46,11 +57,12 @@ enum GatewaySettings {
         }
 
         let loopbackOnly = settings.listensOnLoopbackOnly
-        let auth = AuthConfiguration(
+        var auth = AuthConfiguration(
             hs256Secret: settings.auth.secret, publicKeysPath: settings.auth.publicKeys,
             audience: settings.auth.audience, issuer: settings.auth.issuer, adminToken: settings.auth.adminToken,
             listensOnLoopbackOnly: loopbackOnly, allowUnsignedTokens: settings.auth.allowUnsignedTokens,
             clockSkewSeconds: settings.auth.clockSkewSeconds)
+        if configuration.consoleAssets != nil { auth.consoleCredential = consoleCredential }
         if settings.auth.allowUnsignedTokens {
             guard loopbackOnly else {
                 throw ValidationError("--allow-unsigned-tokens is only allowed when listening on loopback")

@@ -64,6 +64,8 @@ struct Serve: ParsableCommand {
     var explainDenials = false
     @Option(help: "Cluster mode: the NATS JetStream servers holding every namespace's log (nats://HOST:PORT[,…]).")
     var cluster: String?
+    @Option(help: "Where the web console's files are (default: Console, relative to the working directory).")
+    var consoleDir: String?
     @Option(help: "Cluster mode: store a namespace's snapshot every this many log positions, and drop older entries (0: never).")
     var clusterSnapshotEvery: Int?
 
@@ -82,7 +84,10 @@ struct Serve: ParsableCommand {
         logger.info("process.open_file_limit", metadata: ["limit": "\(openFiles)"])
 
         let rules = try AccessPolicy.check(settings, logger: logger)
-        let gateway = try GatewaySettings.makeGateway(from: settings, rules: rules, logger: logger)
+        var random = SystemRandomNumberGenerator()
+        let consoleCredential = (0..<4).map { _ in String(random.next(), radix: 16) }.joined()
+        let gateway = try GatewaySettings.makeGateway(from: settings, rules: rules,
+                                                      consoleCredential: consoleCredential, logger: logger)
         do {
             try gateway.openDefaultNamespace()
         } catch {
@@ -95,6 +100,10 @@ struct Serve: ParsableCommand {
         for (index, address) in addresses.enumerated() {
             let scheme = index == 0 ? "http" : "https"
             logger.info("listening on \(address.host):\(address.port)", metadata: ["scheme": "\(scheme)"])
+        }
+        if gateway.configuration.consoleAssets != nil {
+            let host = addresses[0].host == "0.0.0.0" || addresses[0].host == "::" ? "127.0.0.1" : addresses[0].host
+            logger.notice("console: http://\(host):\(addresses[0].port)/.console/#token=\(consoleCredential)")
         }
         if let portFile { try "\(addresses[0].port)\n".write(toFile: portFile, atomically: true, encoding: .utf8) }
         if let tlsPortFile, addresses.count > 1 {
@@ -133,6 +142,7 @@ struct Serve: ParsableCommand {
         if let tlsPort { settings.tls.port = tlsPort }
         if let cluster { settings.cluster.nats = cluster.split(separator: ",").map(String.init) }
         if let clusterSnapshotEvery { settings.cluster.snapshotEvery = clusterSnapshotEvery }
+        if let consoleDir { settings.console.directory = consoleDir }
     }
 }
 

@@ -56,7 +56,8 @@ class CanopyServer:
             pytest.fail(f"server binary {binary} is missing: build it (swift build) or set CANOPY_BIN")
         command = [
             str(binary), "serve", "--host", "127.0.0.1", "--port", "0", "--port-file", str(self.port_file),
-            "--data-dir", str(self.data_dir), "--log-level", "warning", *self.args,
+            "--data-dir", str(self.data_dir), "--console-dir", str(REPO_ROOT / "Console"), "--log-level", "warning",
+            *self.args,
         ]
         self._log = open(self.log_path, "wb")
         # The temporary directory as working directory keeps the repository's Config/canopy.json out of the test.

@@ -402,30 +402,32 @@ class Rest:
             self.connection = None
 
 
-def expect_ok(response: HttpResponse, value: Any = ..., status: int = 200) -> HttpResponse:
-    """Asserts a success with the contract's headers and, if given, the JSON ``value``."""
+def expect_ok(response: HttpResponse, value: Any = ..., status: int = 200, *, cors: bool = True) -> HttpResponse:
+    """Asserts a success with the contract's headers and, if given, the JSON ``value``; ``cors=False`` for the admin
+    endpoints, which grant no other origin."""
     assert response.status == status, response.describe()
-    check_rest_headers(response)
+    check_rest_headers(response, cors)
     if value is not ...:
         assert response.json() == value, response.describe()
     return response
 
 
-def expect_error(response: HttpResponse, status: int, text: str) -> HttpResponse:
+def expect_error(response: HttpResponse, status: int, text: str, *, cors: bool = True) -> HttpResponse:
     """Asserts the contract's error answer: ``status``, the pretty ``{"error": text}`` body and the REST headers."""
     assert response.status == status, f"expected {status} {text!r}, got:\n{response.describe()}"
     assert response.json() == {"error": text}, f"expected error {text!r}, got:\n{response.describe()}"
     assert response.body == error_body(text), f"error body not pretty-printed like production: {response.body!r}"
-    check_rest_headers(response)
+    check_rest_headers(response, cors)
     return response
 
 
-def check_rest_headers(response: HttpResponse) -> None:
-    """The headers every REST answer carries (rest-contract: Content-Type, Cache-Control, CORS)."""
+def check_rest_headers(response: HttpResponse, cors: bool = True) -> None:
+    """The headers every REST answer carries (rest-contract: Content-Type, Cache-Control, CORS; the admin endpoints
+    grant no CORS)."""
     if response.body:
         assert response.header("Content-Type") == JSON_CONTENT_TYPE, response.describe()
     assert response.header("Cache-Control") == "no-cache", response.describe()
-    assert response.header("Access-Control-Allow-Origin") == "*", response.describe()
+    assert response.header("Access-Control-Allow-Origin") == ("*" if cors else None), response.describe()
 
 
 def pipeline(connection: HttpConnection, requests: Iterable[bytes], window: int = 64,

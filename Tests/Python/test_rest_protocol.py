@@ -968,12 +968,12 @@ def test_rules_are_read_and_replaced_by_the_admin_and_apply_at_once(start_server
 @bounded(20)
 def test_the_rules_endpoint_refuses_non_admins(rules_server, ns):
     target = url("/.settings/rules.json", {"ns": ns})
-    expect_error(request(rules_server.port, "GET", target), 401, DENIED)
-    expect_error(request(rules_server.port, "GET", target, headers=bearer(token("alice"))), 401, DENIED)
+    expect_error(request(rules_server.port, "GET", target), 401, DENIED, cors=False)
+    expect_error(request(rules_server.port, "GET", target, headers=bearer(token("alice"))), 401, DENIED, cors=False)
     expect_error(request(rules_server.port, "PUT", target, json.dumps({"rules": {".read": True, ".write": True}})),
-                 401, DENIED)
+                 401, DENIED, cors=False)
     expect_error(request(rules_server.port, "PUT", url(target, {"auth": token("alice")}),
-                         json.dumps({"rules": {".read": True}})), 401, DENIED)
+                         json.dumps({"rules": {".read": True}})), 401, DENIED, cors=False)
     assert rules_document(request(rules_server.port, "GET", target, headers=ADMIN)) == RULES
 
 
@@ -983,7 +983,7 @@ def test_inspect_databases_lists_the_open_namespaces(server, ns):
     for name in names:
         expect_ok(request(server.port, "PUT", url("/x.json", {"ns": name}), "1"))
     response = expect_ok(request(server.port, "GET", url("/.inspect/databases.json", {"ns": names[0]}),
-                                 headers=ADMIN))
+                                 headers=ADMIN), cors=False)
     listed = response.json()
     assert isinstance(listed, list) and all(isinstance(entry, dict) and "name" in entry for entry in listed), listed
     assert set(names) <= {entry["name"] for entry in listed}, listed
@@ -993,10 +993,11 @@ def test_inspect_databases_lists_the_open_namespaces(server, ns):
 def test_inspect_coverage_counts_each_rule_outcome_for_admins_only(rules_server, ns, secured):
     expect_ok(secured.get("/users/carol", {"auth": token("carol")}), None)
     expect_error(secured.get("/users/carol", {"auth": token("dave")}), 401, DENIED)
-    expect_error(request(rules_server.port, "GET", url("/.inspect/coverage.json", {"ns": ns})), 401, DENIED)
+    expect_error(request(rules_server.port, "GET", url("/.inspect/coverage.json", {"ns": ns})), 401, DENIED, cors=False)
     expect_error(request(rules_server.port, "GET", url("/.inspect/coverage.json", {"ns": ns, "auth": token("carol")})),
-                 401, DENIED)
-    response = expect_ok(request(rules_server.port, "GET", url("/.inspect/coverage.json", {"ns": ns}), headers=ADMIN))
+                 401, DENIED, cors=False)
+    response = expect_ok(request(rules_server.port, "GET", url("/.inspect/coverage.json", {"ns": ns}), headers=ADMIN),
+                         cors=False)
     rules = {(entry["path"], entry["kind"]): entry for entry in response.json()}
     read = rules[("/users/$uid/.read", ".read")]
     assert read["expression"] == "auth != null && auth.uid == $uid", read

@@ -5,15 +5,15 @@ import Logging
 import Rules
 
 /// The admin endpoints tooling uses (rest-api.md §8.1, §8.2): the rules in force, the open namespaces, and live
-/// rule coverage. Only the admin credential may use them (401 `Permission denied` otherwise).
+/// rule coverage. Only the admin credential may use them (401 `Permission denied` otherwise), never from another
+/// site's web page (403), and their answers grant no other origin (no CORS headers).
 extension Gateway {
     /// The admin paths.
     static let adminPaths: Set<String> = ["/.settings/rules.json", "/.inspect/databases.json", "/.inspect/coverage.json"]
 
     func adminRoute(_ request: HTTPRequest) -> Route {
         let parameters = QueryString(request.head.query)
-        let reply = RESTReply(parameters: parameters, origin: request.head.headers["Origin"],
-                              corsOrigins: configuration.corsOrigins)
+        let reply = RESTReply(parameters: parameters)
         let method = RESTRequest.effectiveMethod(request.head, parameters: parameters)
         if method == "OPTIONS" {
             return .respond(reply.preflight(requestedHeaders: request.head.headers["Access-Control-Request-Headers"]))

@@ -12,6 +12,8 @@ struct RESTError: Error, Sendable {
     static let unparsableObject = badRequest(
         "Invalid data; couldn't parse JSON object. Are you sending a JSON object with valid key names?")
     static let permissionDenied = RESTError(status: .unauthorized, message: "Permission denied")
+    static let crossSiteAdmin = RESTError(
+        status: .forbidden, message: "The admin credential is not accepted from another site's web page.")
     static let unparsableToken = RESTError(status: .unauthorized, message: "Could not parse auth token.")
     static let expiredToken = RESTError(status: .unauthorized, message: "Auth token is expired.")
     static let notREST = RESTError(

@@ -16,6 +16,13 @@ struct RESTReply: Sendable {
         allowedOrigin = Self.allowedOrigin(origin, corsOrigins: corsOrigins)
     }
 
+    /// An answer that grants no other origin (the admin surface: pages of other sites get no CORS grant).
+    init(parameters: QueryString) {
+        pretty = parameters["print"] == "pretty"
+        silent = parameters["print"] == "silent"
+        allowedOrigin = nil
+    }
+
     /// `*` when every origin is allowed, else the request's origin when it is listed.
     static func allowedOrigin(_ origin: String?, corsOrigins: [String]) -> String? {
         guard !corsOrigins.isEmpty else { return "*" }

@@ -100,6 +100,7 @@ struct RESTRequest: Sendable {
         case .invalid: return .failure(.unparsableToken)
         case .user(let user): return .success(.user(user))
         case .admin:
+            guard !CrossSiteRequest.isCrossSite(head) else { return .failure(.crossSiteAdmin) }
             guard let override = parameters["auth_variable_override"] else { return .success(.admin) }
             guard let variable = try? JSONReader.readValue(Array(override.utf8)) else {
                 return .failure(.badRequest("auth_variable_override must be a JSON object or null"))

@@ -11,6 +11,10 @@ extension WireSession {
     func authenticate(_ request: AuthRequest, request number: Int) {
         let now = gateway.configuration.clock() / 1000
         switch gateway.tokenVerifier.verify(request.credential, now: now) {
+        case .admin where openedByCrossSitePage:
+            changeIdentity(to: .unauthenticated)
+            send(.failure(number, status: .permissionDenied,
+                          message: "The admin credential is not accepted from another site's web page."))
         case .admin:
             if request.noAuth {
                 changeIdentity(to: .override(nil))

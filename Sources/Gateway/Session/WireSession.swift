@@ -28,6 +28,9 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     let loop: EventLoop
     private let host: String
     private let lastSessionID: String?
+    /// Whether another site's web page opened the connection (``CrossSiteRequest``): it may not use the admin
+    /// credential.
+    let openedByCrossSitePage: Bool
     /// Copied from the configuration: read once per push delivery.
     private let conflationThresholdBytes: Int
     let metrics: GatewayMetrics
@@ -46,8 +49,11 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     /// Bumped whenever the identity changes, so a pending expiry of an older credential does nothing.
     var identityGeneration = 0
 
-    init(webSocket: WebSocketSession, namespace: Namespace, gateway: Gateway, host: String, lastSessionID: String?) {
+    init(webSocket: WebSocketSession, namespace: Namespace, gateway: Gateway, host: String, lastSessionID: String?,
+         openedByCrossSitePage: Bool)
+    {
         self.webSocket = webSocket
+        self.openedByCrossSitePage = openedByCrossSitePage
         self.namespace = namespace
         self.gateway = gateway
         self.loop = webSocket.loop

@@ -1,0 +1,150 @@
+"""The server side of the web console (``/.console/``) and of its admin surface, with stdlib HTTP clients and our
+wire client: the files are served from memory with ETag, gzip and HEAD; a sign-in credential printed at start is
+admin; and the admin credential and admin endpoints refuse requests made by other sites' web pages."""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import re
+
+import pytest
+
+from firebase_wire import WireClient
+from rest_client import ADMIN
+
+INDEX = "<!doctype html><title>console</title><script type=module src=app.js></script>\n" + "<!-- pad -->" * 200
+SCRIPT = "export const greeting = 'hello';\n" * 50
+
+
+@pytest.fixture
+def console_server(start_server, tmp_path):
+    directory = tmp_path / "console"
+    (directory / "js").mkdir(parents=True)
+    (directory / "index.html").write_text(INDEX)
+    (directory / "js" / "app.js").write_text(SCRIPT)
+    (directory / ".hidden").write_text("secret")
+    return start_server("--console-dir", str(directory), "--log-level", "notice")
+
+
+def request(port: int, method: str, path: str, headers: dict[str, str] | None = None,
+            body: bytes | None = None) -> http.client.HTTPResponse:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request(method, path, body=body, headers=headers or {})
+    response = connection.getresponse()
+    response.data = response.read()  # type: ignore[attr-defined]
+    connection.close()
+    return response
+
+
+def test_console_files_are_served_with_etag_gzip_and_conditional_get(console_server):
+    port = console_server.port
+    index = request(port, "GET", "/.console/")
+    assert index.status == 200 and index.data.decode() == INDEX
+    assert index.getheader("Content-Type") == "text/html; charset=utf-8"
+    assert index.getheader("Cache-Control") == "no-cache" and index.getheader("X-Content-Type-Options") == "nosniff"
+    etag = index.getheader("ETag")
+    assert etag and etag.startswith('"')
+    script = request(port, "GET", "/.console/js/app.js", {"Accept-Encoding": "gzip, deflate"})
+    assert script.status == 200 and script.getheader("Content-Encoding") == "gzip"
+    assert script.getheader("Content-Type") == "text/javascript; charset=utf-8"
+    assert gzip.decompress(script.data).decode() == SCRIPT and len(script.data) < len(SCRIPT)
+    assert request(port, "GET", "/.console/js/app.js", {"Accept-Encoding": "gzip;q=0"}).data.decode() == SCRIPT
+    unchanged = request(port, "GET", "/.console/index.html", {"If-None-Match": etag})
+    assert unchanged.status == 304 and unchanged.data == b"" and unchanged.getheader("ETag") == etag
+    assert request(port, "GET", "/.console/index.html", {"If-None-Match": '"other"'}).status == 200
+    moved = request(port, "GET", "/.console")
+    assert moved.status == 301 and moved.getheader("Location") == "/.console/"
+    for missing in ("/.console/nope.js", "/.console/.hidden", "/.console/../Package.swift", "/.console/js/../../x"):
+        assert request(port, "GET", missing).status == 404, missing
+
+
+def test_head_is_answered_like_get_without_the_body(console_server):
+    """HEAD then GET pipelined on one connection: the HEAD's answer has the GET's headers and no body (the GET's
+    answer follows at once), for a console file, a REST read and the health check."""
+    port = console_server.port
+    for path in ("/.console/js/app.js", "/head-test.json", "/.health"):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request("HEAD", path, headers={"Authorization": ADMIN["Authorization"]})
+        head = connection.getresponse()
+        head_body = head.read()
+        connection.request("GET", path, headers={"Authorization": ADMIN["Authorization"]})
+        get = connection.getresponse()
+        body = get.read()
+        connection.close()
+        assert head.status == get.status == 200, path
+        assert head_body == b"", path
+        assert int(head.getheader("Content-Length")) == len(body), path
+        assert head.getheader("Content-Type") == get.getheader("Content-Type"), path
+
+
+def console_credential(server) -> str:
+    match = re.search(r"/\.console/#token=([0-9a-f]+)", server.log_tail(20_000))
+    assert match, f"no console link in the log: {server.log_tail()}"
+    return match.group(1)
+
+
+def test_the_printed_console_link_carries_an_admin_credential(console_server):
+    port = console_server.port
+    token = console_credential(console_server)
+    assert len(token) >= 32
+    denied = request(port, "GET", "/.settings/rules.json", {"Authorization": "Bearer not-it"})
+    assert denied.status == 401
+    allowed = request(port, "GET", "/.settings/rules.json", {"Authorization": f"Bearer {token}"})
+    assert allowed.status == 200, allowed.data
+
+
+CROSS_SITE = [
+    {"Origin": "https://evil.example"},
+    {"Origin": "http://localhost:3000", "Sec-Fetch-Site": "same-site"},
+    {"Origin": "null"},
+    {"Sec-Fetch-Site": "cross-site"},
+]
+
+
+@pytest.mark.parametrize("browser", CROSS_SITE, ids=["origin", "same-site", "null-origin", "sec-fetch-site"])
+def test_other_sites_pages_cannot_use_the_admin_credential(console_server, browser):
+    """A page of another site sends the emulator's `owner` (or the console's credential): data reads and writes, the
+    rules endpoint and rule replacement are refused with 403, nothing is written, and no CORS grant is given."""
+    port = console_server.port
+    for token in ("owner", console_credential(console_server)):
+        headers = {**browser, "Authorization": f"Bearer {token}"}
+        for method, path, body in (("GET", "/.json", None), ("PUT", "/stolen.json", b'"x"'),
+                                   ("GET", "/.settings/rules.json", None),
+                                   ("PUT", "/.settings/rules.json", b'{"rules":{".read":true}}'),
+                                   ("GET", "/.inspect/databases.json", None)):
+            response = request(port, method, path, headers, body)
+            assert response.status == 403, (method, path, response.status, response.data)
+            if path.startswith("/.settings") or path.startswith("/.inspect"):
+                assert response.getheader("Access-Control-Allow-Origin") is None
+    assert request(port, "GET", "/stolen.json", {"Authorization": "Bearer owner"}).data == b"null"
+    preflight = request(port, "OPTIONS", "/.settings/rules.json",
+                        {"Origin": "https://evil.example", "Access-Control-Request-Method": "PUT"})
+    assert preflight.getheader("Access-Control-Allow-Origin") is None
+
+
+def test_the_same_origin_and_programs_keep_the_admin_credential(console_server):
+    port = console_server.port
+    for headers in ({}, {"Origin": f"http://127.0.0.1:{port}", "Sec-Fetch-Site": "same-origin"},
+                    {"Origin": f"http://127.0.0.1:{port}"}, {"Sec-Fetch-Site": "none"}):
+        response = request(port, "PUT", "/mine.json", {**headers, "Authorization": "Bearer owner"}, b"1")
+        assert response.status == 200, (headers, response.data)
+    # A page of another site may still read and write as any client does, under the rules (open here).
+    response = request(port, "GET", "/mine.json", {"Origin": "https://app.example"})
+    assert response.status == 200 and response.data == b"1"
+
+
+async def test_a_websocket_opened_by_another_site_cannot_authenticate_as_admin(console_server):
+    port = console_server.port
+    foreign = await WireClient.connect(port, "default", headers={"Origin": "https://evil.example"})
+    try:
+        refused = await foreign.auth("owner")
+        assert refused.status == "permission_denied", refused
+    finally:
+        await foreign.close()
+    own = await WireClient.connect(port, "default", headers={"Origin": f"http://127.0.0.1:{port}"})
+    try:
+        accepted = await own.auth("owner")
+        assert accepted.status == "ok", accepted
+    finally:
+        await own.close()
