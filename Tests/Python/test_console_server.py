@@ -5,6 +5,7 @@ admin; and the admin credential and admin endpoints refuse requests made by othe
 from __future__ import annotations
 
 import gzip
+import json
 import http.client
 import re
 
@@ -148,3 +149,67 @@ async def test_a_websocket_opened_by_another_site_cannot_authenticate_as_admin(c
         assert accepted.status == "ok", accepted
     finally:
         await own.close()
+
+
+def post_json(port: int, path: str, document, token: str = "owner") -> tuple[int, dict]:
+    response = request(port, "POST", path, {"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+                       json.dumps(document).encode())
+    return response.status, json.loads(response.data)
+
+
+RULES = {"rules": {"rooms": {"$room": {
+    ".read": "auth != null",
+    ".write": "auth != null && auth.uid == newData.child('owner').val()",
+    "title": {".validate": "newData.isString() && newData.val().length < 20"},
+}}}}
+
+
+def test_the_simulator_decides_with_a_trace_and_never_writes(console_server):
+    """Given rules text, the namespace's own data (none given) and three operations, the simulator answers each
+    decision with the trace of every rule tried, each at its line in the rules text; the data is unchanged."""
+    port = console_server.port
+    assert request(port, "PUT", "/rooms/lobby.json?ns=sim", {"Authorization": "Bearer owner"},
+                   b'{"owner":"alice","title":"Lobby"}').status == 200
+    status, answer = post_json(port, "/.settings/simulate.json?ns=sim", {
+        "rules": RULES,
+        "cases": [
+            {"operation": "read", "path": "/rooms/lobby", "auth": {"uid": "bob"}},
+            {"operation": "read", "path": "/rooms/lobby", "auth": None},
+            {"operation": "set", "path": "/rooms/lobby/title", "value": "a title far too long to pass",
+             "auth": {"uid": "alice"}},
+            {"name": "owner renames", "operation": "update", "path": "/rooms/lobby", "value": {"title": "Hall"},
+             "auth": {"uid": "alice"}},
+        ]})
+    assert status == 200, answer
+    results = answer["results"]
+    assert [result["allowed"] for result in results] == [True, False, False, True], results
+    assert results[3]["name"] == "owner renames"
+    read_rule = results[0]["trace"][0]
+    assert read_rule["rule"] == "/rooms/$room/.read" and read_rule["outcome"] == "true"
+    assert read_rule["location"] == "/rooms/lobby" and read_rule["expression"] == "auth != null"
+    # Every traced rule names its line and column in the rules text the server compiled.
+    assert all("line" in step and "column" in step for result in results for step in result["trace"])
+    validate = [step for step in results[2]["trace"] if step["kind"] == ".validate"]
+    assert validate and validate[0]["outcome"] == "false", results[2]
+    stored = request(port, "GET", "/rooms/lobby/title.json?ns=sim", {"Authorization": "Bearer owner"})
+    assert json.loads(stored.data) == "Lobby"
+
+
+def test_the_simulator_uses_the_rules_in_force_and_refuses_bad_rules_with_their_positions(console_server):
+    port = console_server.port
+    status, answer = post_json(port, "/.settings/simulate.json", {"cases": [{"operation": "set", "path": "/a",
+                                                                            "value": 1}]})
+    assert status == 200 and answer["results"][0]["allowed"] is True  # no rules in force: open
+    broken = '{"rules": {".read": "auth != null &&", ".write": false}}'
+    response = request(port, "POST", "/.settings/simulate.json", {"Authorization": "Bearer owner"},
+                       ('{"rules": ' + json.dumps(json.loads(broken)["rules"]) + ', "cases": []}').encode())
+    assert response.status == 400, response.data
+    multiline = '{\n  "rules": {\n    ".read": "auth != null &&",\n    ".write": false\n  }\n}'
+    rejected = request(port, "PUT", "/.settings/rules.json", {"Authorization": "Bearer owner"}, multiline.encode())
+    assert rejected.status == 400, rejected.data
+    diagnostics = json.loads(rejected.data)["diagnostics"]
+    assert diagnostics and diagnostics[0]["line"] == 3 and diagnostics[0]["column"] > 14, diagnostics
+    assert diagnostics[0]["rule"] == "/.read", diagnostics
+    assert request(port, "POST", "/.settings/simulate.json", {"Authorization": "Bearer nobody"}, b"{}").status == 401
+    assert request(port, "POST", "/.settings/simulate.json",
+                   {"Authorization": "Bearer owner", "Origin": "https://evil.example"}, b"{}").status == 403

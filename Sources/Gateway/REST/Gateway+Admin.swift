@@ -9,7 +9,9 @@ import Rules
 /// site's web page (403), and their answers grant no other origin (no CORS headers).
 extension Gateway {
     /// The admin paths.
-    static let adminPaths: Set<String> = ["/.settings/rules.json", "/.inspect/databases.json", "/.inspect/coverage.json"]
+    static let adminPaths: Set<String> = [
+        "/.settings/rules.json", "/.settings/simulate.json", "/.inspect/databases.json", "/.inspect/coverage.json",
+    ]
 
     func adminRoute(_ request: HTTPRequest) -> Route {
         let parameters = QueryString(request.head.query)
@@ -30,6 +32,8 @@ extension Gateway {
             return .respond(reply.plain(.ok, source))
         case ("/.settings/rules.json", "PUT"):
             return .respond(replaceRules(request.body, reply: reply))
+        case ("/.settings/simulate.json", "POST"):
+            return simulateRoute(request, reply: reply, parameters: parameters)
         case ("/.inspect/databases.json", "GET"):
             return .respond(reply.success(databasesJSON()))
         case ("/.inspect/coverage.json", "GET"):
@@ -47,7 +51,7 @@ extension Gateway {
             rulesChanged()
             return reply.success(Array(#"{"status":"ok"}"#.utf8))
         } catch {
-            return reply.failure(.badRequest(error.description))
+            return reply.plain(.badRequest, Self.diagnosticsJSON(error))
         }
     }
 

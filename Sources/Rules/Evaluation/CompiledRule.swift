@@ -95,7 +95,8 @@ final class CompiledRule: Sendable {
         case .error(let error): publicOutcome = .error(describe(error))
         }
         return RuleEvaluation(
-            kind: kind, rulePath: rulePath, location: Path(keys: Array(location)), source: source, outcome: publicOutcome)
+            kind: kind, rulePath: rulePath, location: Path(keys: Array(location)), source: source, outcome: publicOutcome,
+            position: position)
     }
 
     /// The error's message with the part of the expression that failed.

@@ -32,14 +32,18 @@ public struct RuleEvaluation: Sendable, Equatable, CustomStringConvertible {
     public var source: String
     /// The result.
     public var outcome: RuleOutcome
+    /// Where the rule's expression starts in the rules file (`nil` when not known).
+    public var position: SourcePosition?
 
     /// Creates a trace entry.
-    public init(kind: RuleKind, rulePath: String, location: Path, source: String, outcome: RuleOutcome) {
+    public init(kind: RuleKind, rulePath: String, location: Path, source: String, outcome: RuleOutcome,
+                position: SourcePosition? = nil) {
         self.kind = kind
         self.rulePath = rulePath
         self.location = location
         self.source = source
         self.outcome = outcome
+        self.position = position
     }
 
     /// `/rooms/$room/.write at /rooms/lobby: false — auth != null && …`.

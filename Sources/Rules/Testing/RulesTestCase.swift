@@ -53,6 +53,7 @@ public struct RulesTestCase: Sendable {
         switch value["expected"] {
         case .string("allow")?, .bool(true)?: expectAllowed = true
         case .string("deny")?, .bool(false)?: expectAllowed = false
+        case nil where !defaults.expectationsRequired: expectAllowed = false
         default: throw failure("\"expected\" must be \"allow\" or \"deny\"")
         }
         let operation: Operation

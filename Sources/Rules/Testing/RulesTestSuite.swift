@@ -36,8 +36,14 @@ public struct RulesTestSuite: Sendable {
 
     /// Parses a cases file.
     ///
+    /// - Parameters:
+    ///   - expectationsRequired: whether every case must say `expected` (a simulation asks for decisions only;
+    ///     its cases default to `deny`).
+    ///   - defaultData: the data when the file has no `data` member (a simulation's: the namespace's tree).
     /// - Throws: ``RulesTestSuiteError`` naming the case and member at fault.
-    public static func parse(_ bytes: [UInt8]) throws(RulesTestSuiteError) -> RulesTestSuite {
+    public static func parse(_ bytes: [UInt8], expectationsRequired: Bool = true, defaultData: Node = .empty)
+        throws(RulesTestSuiteError) -> RulesTestSuite
+    {
         let document: JSONValue
         do {
             document = try JSONReader.readValue(bytes)
@@ -49,9 +55,10 @@ public struct RulesTestSuite: Sendable {
         if let rules = document["rules"] {
             suite.rulesSource = Array(rules.description.utf8)
         }
-        let defaults = try CaseDefaults(
-            data: readData(document["data"], context: "data"), auth: document["auth"],
-            now: readNow(document["now"], context: "now") ?? defaultNow)
+        let data = document["data"] == nil ? defaultData : try readData(document["data"], context: "data")
+        let defaults = CaseDefaults(
+            data: data, auth: document["auth"], now: try readNow(document["now"], context: "now") ?? defaultNow,
+            expectationsRequired: expectationsRequired)
         guard case .array(let cases)? = document["cases"] else {
             throw RulesTestSuiteError(message: "the cases file needs a \"cases\" array")
         }
@@ -65,6 +72,7 @@ public struct RulesTestSuite: Sendable {
         var data: Node
         var auth: JSONValue?
         var now: Double
+        var expectationsRequired = true
     }
 
     static func readData(_ value: JSONValue?, context: String) throws(RulesTestSuiteError) -> Node {
