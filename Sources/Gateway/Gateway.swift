@@ -27,6 +27,8 @@ public final class Gateway: Router {
     let streams = StreamDirectory()
     private let namespaces = Mutex<[String: Namespace]>([:])
     private let server = Mutex<HTTPServer?>(nil)
+    /// The last minutes' figures, for the console's charts.
+    let figures = FiguresHistory()
 
     /// A gateway; namespaces open lazily.
     public init(configuration: GatewayConfiguration, tokenVerifier: TokenVerifier, logger: Logger) {
@@ -189,6 +191,17 @@ public final class Gateway: Router {
     /// Includes the HTTP server's transport figures (connections, bytes out, slow consumers) in `/.metrics`.
     public func reportTransportMetrics(of server: HTTPServer) {
         self.server.withLock { $0 = server }
+        figures.start(self)
+    }
+
+    /// The HTTP server's counters now (`nil` before ``reportTransportMetrics(of:)``).
+    var transportFigures: TransportFigures? {
+        server.withLock { $0.map(TransportFigures.init) }
+    }
+
+    /// The live views of every open namespace.
+    var viewCount: Int {
+        namespaces.withLock { Array($0.values) }.reduce(0) { $0 + $1.registry.count }
     }
 
     /// The `.indexOn` declarations of the rules in force.
@@ -204,6 +217,7 @@ public final class Gateway: Router {
 
     /// Closes every namespace's store (final snapshot, journals closed); call once the server has stopped.
     public func close() {
+        figures.stop()
         let open = namespaces.withLock { open in
             defer { open.removeAll() }
             return Array(open.values)

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Prometheus
+import Transport
 
 /// The gateway's counters and gauges, exposed at `/.metrics` in the Prometheus text format.
 ///
@@ -8,6 +9,22 @@ import Prometheus
 /// are recorded when the metrics are scraped.
 public final class GatewayMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
+    /// Writes acknowledged and pushes delivered so far, readable (the Prometheus counters are not) for the
+    /// figures history (``FiguresHistory``).
+    let writeCount = AtomicCounter()
+    let deliveryCount = AtomicCounter()
+
+    /// Counts an acknowledged write.
+    func countWrite() {
+        writes.increment()
+        writeCount.increment()
+    }
+
+    /// Counts `count` pushes handed to connections.
+    func countDeliveries(_ count: Int) {
+        pushesDelivered.increment(by: count)
+        deliveryCount.add(UInt64(count))
+    }
 
     /// Push messages encoded: one per view change and distinct tag, never one per subscriber.
     let pushesEncoded: CoreMetrics.Counter

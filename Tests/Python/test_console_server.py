@@ -4,6 +4,7 @@ admin; and the admin credential and admin endpoints refuse requests made by othe
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import http.client
@@ -213,3 +214,60 @@ def test_the_simulator_uses_the_rules_in_force_and_refuses_bad_rules_with_their_
     assert request(port, "POST", "/.settings/simulate.json", {"Authorization": "Bearer nobody"}, b"{}").status == 401
     assert request(port, "POST", "/.settings/simulate.json",
                    {"Authorization": "Bearer owner", "Origin": "https://evil.example"}, b"{}").status == 403
+
+
+async def test_connections_are_listed_with_their_identity_and_listens(console_server):
+    port = console_server.port
+    watcher = await WireClient.connect(port, "inspected")
+    admin = await WireClient.connect(port, "inspected")
+    try:
+        await watcher.listen("/rooms/lobby")
+        await watcher.listen("/scores", {"i": ".value", "l": 3, "vf": "r"}, tag=1)
+        assert (await admin.auth("owner")).status == "ok"
+        response = request(port, "GET", "/.inspect/connections.json", {"Authorization": "Bearer owner"})
+        assert response.status == 200, response.data
+        listed = json.loads(response.data)
+        ours = [entry for entry in listed["connections"] if entry["namespace"] == "inspected"]
+        assert listed["total"] >= 2 and len(ours) == 2, listed
+        by_auth = {json.dumps(entry["auth"]): entry for entry in ours}
+        assert set(by_auth) == {"null", '"admin"'}, by_auth
+        assert by_auth["null"]["listens"] == [
+            {"path": "/rooms/lobby", "query": None},
+            {"path": "/scores", "query": {"i": ".value", "l": 3, "vf": "r"}},
+        ], by_auth["null"]
+    finally:
+        await watcher.close()
+        await admin.close()
+
+
+async def test_figures_history_samples_live_rates_every_second(console_server):
+    """Writes and a listener's deliveries over ~3 s show up as per-second rates in the figures' samples."""
+    port = console_server.port
+    listener = await WireClient.connect(port, "figures")
+    writer = await WireClient.connect(port, "figures")
+    try:
+        await listener.listen("/counter")
+        deadline = asyncio.get_running_loop().time() + 3.5
+        count = 0
+        while asyncio.get_running_loop().time() < deadline:
+            await writer.put("/counter", count)
+            count += 1
+        samples = []
+        for _ in range(40):  # the sampler runs each second: wait for the one after the writes
+            answer = json.loads(request(port, "GET", "/.inspect/figures.json", {"Authorization": "Bearer owner"}).data)
+            samples = answer["samples"]
+            if sum(sample["writesPerSecond"] for sample in samples) >= count:
+                break
+            await asyncio.sleep(0.25)
+        assert answer["intervalSeconds"] == 1
+        assert sum(sample["writesPerSecond"] for sample in samples) >= count, samples
+        # One listener: at most one delivery a write, and its initial data (a push can carry several writes when
+        # the listener falls behind).
+        assert 0 < sum(sample["deliveriesPerSecond"] for sample in samples) <= count + 1, samples
+        assert max(sample["bytesOutPerSecond"] for sample in samples) > 0
+        assert samples[-1]["connections"] >= 2 and samples[-1]["listens"] >= 1 and samples[-1]["views"] >= 1
+        times = [sample["time"] for sample in samples]
+        assert times == sorted(times)
+    finally:
+        await listener.close()
+        await writer.close()

@@ -11,6 +11,7 @@ extension Gateway {
     /// The admin paths.
     static let adminPaths: Set<String> = [
         "/.settings/rules.json", "/.settings/simulate.json", "/.inspect/databases.json", "/.inspect/coverage.json",
+        "/.inspect/figures.json", "/.inspect/connections.json",
     ]
 
     func adminRoute(_ request: HTTPRequest) -> Route {
@@ -38,6 +39,10 @@ extension Gateway {
             return .respond(reply.success(databasesJSON()))
         case ("/.inspect/coverage.json", "GET"):
             return .respond(reply.success(coverageJSON()))
+        case ("/.inspect/figures.json", "GET"):
+            return .respond(reply.success(figuresJSON()))
+        case ("/.inspect/connections.json", "GET"):
+            return connectionsRoute(reply: reply)
         default:
             return .respond(reply.failure(RESTError(status: .methodNotAllowed, message: "Method not allowed: \(method.prefix(32))")))
         }

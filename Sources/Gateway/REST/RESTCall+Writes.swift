@@ -72,7 +72,7 @@ extension RESTCall {
             namespace.store.write(write, by: caller) { result in
                 switch result {
                 case .success(let outcome):
-                    gateway.metrics.writes.increment()
+                    gateway.metrics.countWrite()
                     let (body, etag) = answer(outcome)
                     pending.respond(reply.success(body, headers: etag.map { ["ETag": $0] } ?? [:]))
                 case .failure(let error):

@@ -165,14 +165,14 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
                         metrics.rejectedWrites.increment()
                         logger.warning("onDisconnect writes failed", metadata: ["error": "\(error)"])
                     } else if result != nil {
-                        metrics.writes.increment()
+                        metrics.countWrite()
                     }
                 }
                 return
             }
             store.write(queued.write, by: .privileged) { result in
                 switch result {
-                case .success: metrics.writes.increment()
+                case .success: metrics.countWrite()
                 case .failure(let error):
                     metrics.rejectedWrites.increment()
                     logger.warning("onDisconnect writes failed", metadata: ["error": "\(error)"])
@@ -290,7 +290,7 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     private func answerWrite(_ result: Result<WriteOutcome, StoreError>, request: Int) {
         switch result {
         case .success:
-            metrics.writes.increment()
+            metrics.countWrite()
             send(.ok(request))
         case .failure(let error):
             metrics.rejectedWrites.increment()

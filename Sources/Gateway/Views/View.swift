@@ -60,7 +60,7 @@ final class View: @unchecked Sendable {
                 let delivered = frames.deliver(to: subscriptions, copyingPerLoop: sharedAcrossLoops)
                 // No flush here: the loop flushes once it ran the task's whole batch, so the pushes of one task
                 // leave in one `writev` per connection.
-                metrics.pushesDelivered.increment(by: delivered)
+                metrics.countDeliveries(delivered)
             }
         }
     }
