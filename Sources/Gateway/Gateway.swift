@@ -29,6 +29,8 @@ public final class Gateway: Router {
     private let server = Mutex<HTTPServer?>(nil)
     /// The last minutes' figures, for the console's charts.
     let figures = FiguresHistory()
+    /// Rule evaluations as they happen, while a console watches.
+    let evaluations = EvaluationFeed()
 
     /// A gateway; namespaces open lazily.
     public init(configuration: GatewayConfiguration, tokenVerifier: TokenVerifier, logger: Logger) {
@@ -97,7 +99,8 @@ public final class Gateway: Router {
         return namespaces.withLock { open in
             if let namespace = open[name] { return .success(namespace) }
             guard open.count < configuration.maxNamespaces else { return .failure(.tooMany(configuration.maxNamespaces)) }
-            var storeConfiguration = StoreConfiguration(clock: configuration.clock, rulesCompiler: rulesCompiler)
+            var storeConfiguration = StoreConfiguration(clock: configuration.clock,
+                                                        rulesCompiler: rulesCompiler(namespace: name))
             if let replicatedLog = configuration.replicatedLog {
                 storeConfiguration.replication = replicatedLog(name)
                 let (logger, metrics) = (self.logger, self.metrics)
@@ -154,20 +157,23 @@ public final class Gateway: Router {
 
     /// Compiles a rules revision of a namespace's log into the policy its store judges writes with. The rules in
     /// force are reused when the text is theirs, so their coverage counts every decision.
-    var rulesCompiler: RulesCompiler {
+    func rulesCompiler(namespace: String) -> RulesCompiler {
         let holder = configuration.rules
         let explainer = configuration.explainDenials ? DenialExplainer(logger: logger) : nil
+        let feed = evaluations
         return { source in
             let rules = holder.rules(compiledFrom: source)
                 ?? (try? RuleSet(source: source, fileName: "database.rules.json"))
-            return rules.map { RulesPolicy(rules: $0, explainer: explainer) }
+            return rules.map { RulesPolicy(rules: $0, explainer: explainer, feed: feed, namespace: namespace) }
         }
     }
 
     /// Compiles the rules revisions of a namespace log for offline tools (`canopy export`, `canopy import`), which
     /// replay the log and so re-take its decisions.
     public static let offlineRulesCompiler: RulesCompiler = { source in
-        (try? RuleSet(source: source, fileName: "database.rules.json")).map { RulesPolicy(rules: $0, explainer: nil) }
+        (try? RuleSet(source: source, fileName: "database.rules.json")).map {
+            RulesPolicy(rules: $0, explainer: nil, feed: EvaluationFeed(), namespace: "")
+        }
     }
 
     /// Puts the rules now in force into every open namespace's log, then re-checks every listen and stream against

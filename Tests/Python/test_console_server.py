@@ -271,3 +271,44 @@ async def test_figures_history_samples_live_rates_every_second(console_server):
     finally:
         await listener.close()
         await writer.close()
+
+
+def test_rule_evaluations_stream_live_with_traces_only_while_watched(start_server, tmp_path):
+    """With rules, a watcher of /.inspect/evaluations (EventSource style: the credential in `auth`) gets each
+    evaluation as a server-sent event: a denied REST write by an unauthenticated client and an allowed read, each
+    with its trace and the rule's line; before anyone watched, nothing was kept."""
+    rules = tmp_path / "rules.json"
+    rules.write_text('{\n  "rules": {\n    ".read": true,\n    "locked": {\n      ".write": "auth != null"\n    }\n  }\n}\n')
+    server = start_server("--rules", str(rules), "--console-dir", str(tmp_path))
+    port = server.port
+    assert request(port, "PUT", "/locked/a.json", body=b"1").status == 401  # nobody watching yet
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("GET", "/.inspect/evaluations?auth=owner", headers={"Sec-Fetch-Site": "same-origin"})
+    stream = connection.getresponse()
+    assert stream.status == 200 and stream.getheader("Content-Type").startswith("text/event-stream")
+    events = []
+
+    def next_event() -> dict:
+        while True:
+            line = stream.fp.readline()
+            assert line, "the stream ended"
+            text = line.decode().strip()
+            if text.startswith("data: "):
+                return json.loads(text[len("data: "):])
+
+    try:
+        assert request(port, "PUT", "/locked/b.json", body=b"2").status == 401
+        denied = next_event()
+        assert request(port, "GET", "/open.json").status == 200
+        allowed = next_event()
+        events = [denied, allowed]
+    finally:
+        connection.close()
+    assert denied["operation"] == "set" and denied["path"] == "/locked/b" and denied["allowed"] is False, denied
+    assert denied["auth"] is None and denied["namespace"] == "default", denied
+    write_rule = [step for step in denied["trace"] if step["rule"] == "/locked/.write"]
+    assert write_rule and write_rule[0]["outcome"] == "false" and write_rule[0]["line"] == 5, denied
+    assert allowed["operation"] == "read" and allowed["allowed"] is True and allowed["path"] == "/open", allowed
+    assert all(event["path"] != "/locked/a" for event in events)
+    refused = request(port, "GET", "/.inspect/evaluations?auth=owner", {"Origin": "https://evil.example"})
+    assert refused.status == 403

@@ -13,11 +13,16 @@ struct RulesGate: Sendable {
     let explainer: DenialExplainer?
     /// Names the caller in denial explanations (`session …`, `REST 127.0.0.1:…`).
     let caller: String
+    /// The console's live feed of evaluations, and the namespace it names.
+    let feed: EvaluationFeed
+    let namespace: String
 
-    init(gateway: Gateway, identity: ConnectionIdentity, caller: String) {
+    init(gateway: Gateway, identity: ConnectionIdentity, caller: String, namespace: String) {
         auth = identity.rulesAuth
         explainer = gateway.configuration.explainDenials ? DenialExplainer(logger: gateway.logger) : nil
         self.caller = caller
+        feed = gateway.evaluations
+        self.namespace = namespace
     }
 
     /// Who the store should say made the caller's writes.
@@ -38,6 +43,16 @@ struct RulesGate: Sendable {
     func mayRead(_ path: Path, query: QueryParams?, in snapshot: StoreSnapshot) -> Bool {
         allows(in: snapshot) { rules, auth in
             var context = RulesContext(auth: auth, root: snapshot.root, now: snapshot.now)
+            if feed.isWatched {
+                context.explain = true
+                let decision = rules.authorizeRead(at: path, query: query, context: context)
+                feed.publish(namespace: namespace, operation: query == nil ? "read" : "query", path: path, auth: auth,
+                             decision: decision, time: snapshot.now)
+                if !decision.allowed {
+                    explainer?.explain(decision, "read", path, auth: auth, caller: caller)
+                }
+                return decision.allowed
+            }
             guard !rules.authorizeRead(at: path, query: query, context: context).allowed else { return true }
             if let explainer {
                 context.explain = true
@@ -56,6 +71,16 @@ struct RulesGate: Sendable {
             let root = snapshot.root
             guard let newRoot = Self.applying(write, to: root, now: now) else { return false }
             var context = RulesContext(auth: auth, root: root, now: now)
+            if feed.isWatched {
+                context.explain = true
+                let decision = RulesPolicy.authorize(write, rules: rules, context: context, newRoot: newRoot)
+                feed.publish(namespace: namespace, operation: "onDisconnect", path: write.location, auth: auth,
+                             decision: decision, time: now)
+                if !decision.allowed {
+                    explainer?.explain(decision, "onDisconnect write", write.location, auth: auth, caller: caller)
+                }
+                return decision.allowed
+            }
             guard !RulesPolicy.authorize(write, rules: rules, context: context, newRoot: newRoot).allowed else {
                 return true
             }

@@ -10,10 +10,21 @@ struct RulesPolicy: WritePolicy {
     let rules: RuleSet
     /// Logs each live denial with every rule tried (`--explain-denials`), `nil` when off.
     let explainer: DenialExplainer?
+    /// The console's live feed of evaluations, and the namespace whose log this policy judges.
+    let feed: EvaluationFeed
+    let namespace: String
 
     func allows(_ authorization: WriteAuthorization) -> Bool {
         var context = RulesContext(auth: authorization.auth, root: authorization.oldRoot, now: authorization.timestamp)
         let write = authorization.write
+        if feed.isWatched, !authorization.isReplay {
+            context.explain = true
+            let decision = Self.authorize(write, rules: rules, context: context, newRoot: authorization.newRoot)
+            feed.publish(namespace: namespace, operation: write.operationName, path: write.location,
+                         auth: authorization.auth, decision: decision, time: authorization.timestamp)
+            if !decision.allowed { explainer?.explain(decision, "write", write.location, auth: authorization.auth, caller: "store") }
+            return decision.allowed
+        }
         let decision = Self.authorize(write, rules: rules, context: context, newRoot: authorization.newRoot)
         if !decision.allowed, !authorization.isReplay, let explainer {
             context.explain = true
@@ -50,6 +61,15 @@ struct DenialExplainer: Sendable {
 }
 
 extension StoreWrite {
+    /// `set`, `update` or `push`, as the live requests view names it.
+    var operationName: String {
+        switch self {
+        case .set: return "set"
+        case .update: return "update"
+        case .push: return "push"
+        }
+    }
+
     /// The location a write is addressed to (an update's base path, a push's parent).
     var location: Path {
         switch self {

@@ -108,7 +108,7 @@ final class EventStream: ViewSubscriber, @unchecked Sendable {
 
     /// The rules gate of the stream's identity.
     private var gate: RulesGate {
-        RulesGate(gateway: gateway, identity: identity, caller: caller)
+        RulesGate(gateway: gateway, identity: identity, caller: caller, namespace: namespace.name)
     }
 
     private func scheduleExpiry(at acceptedUntil: Double) {

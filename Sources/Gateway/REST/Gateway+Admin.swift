@@ -11,7 +11,7 @@ extension Gateway {
     /// The admin paths.
     static let adminPaths: Set<String> = [
         "/.settings/rules.json", "/.settings/simulate.json", "/.inspect/databases.json", "/.inspect/coverage.json",
-        "/.inspect/figures.json", "/.inspect/connections.json",
+        "/.inspect/figures.json", "/.inspect/connections.json", "/.inspect/evaluations",
     ]
 
     func adminRoute(_ request: HTTPRequest) -> Route {
@@ -43,6 +43,8 @@ extension Gateway {
             return .respond(reply.success(figuresJSON()))
         case ("/.inspect/connections.json", "GET"):
             return connectionsRoute(reply: reply)
+        case ("/.inspect/evaluations", "GET"):
+            return evaluationsRoute(reply: reply)
         default:
             return .respond(reply.failure(RESTError(status: .methodNotAllowed, message: "Method not allowed: \(method.prefix(32))")))
         }

@@ -1,13 +1,37 @@
 import Auth
 import DataModel
+import HTTP1
 import HTTPServer
 import Synchronization
 import Transport
 import Wire
 
-/// The console's views of the server (admin endpoints): the last minutes' figures and the live connections with
-/// their listens.
+/// The console's views of the server (admin endpoints): the last minutes' figures, the live connections with
+/// their listens, and the rule evaluations as they happen.
 extension Gateway {
+    /// Unsent bytes at which a watcher of the evaluations that stopped reading is cut off.
+    static let evaluationsCutOffBytes = 1 << 20
+
+    /// `/.inspect/evaluations`: a server-sent event per rule evaluation (``EvaluationFeed``), the recent ones
+    /// first, for as long as the client reads.
+    func evaluationsRoute(reply: RESTReply) -> Route {
+        var headers = reply.commonHeaders(contentType: "text/event-stream; charset=utf-8")
+        headers.add(name: "Transfer-Encoding", value: "chunked")
+        let feed = evaluations
+        return .stream(head: HTTPResponseHead(status: .ok, headers: headers)) { stream in
+            let loop = stream.loop
+            stream.send(Array(": rule evaluations\n\n".utf8))
+            let id = feed.watch { event in
+                loop.execute {
+                    guard !stream.isClosed else { return }
+                    if stream.pendingOutboundBytes > Self.evaluationsCutOffBytes { return stream.cutOff() }
+                    stream.send(event)
+                }
+            }
+            stream.onClose = { feed.unwatch(id) }
+        }
+    }
+
     /// Most connections `/.inspect/connections.json` lists (it gives the total too).
     static let listedConnections = 1_000
 

@@ -51,7 +51,7 @@ struct RESTCall: Sendable {
     let caller: String
 
     var gate: RulesGate {
-        RulesGate(gateway: gateway, identity: identity, caller: caller)
+        RulesGate(gateway: gateway, identity: identity, caller: caller, namespace: namespace.name)
     }
 
     var path: Path { request.path }

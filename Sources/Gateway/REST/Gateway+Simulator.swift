@@ -74,7 +74,7 @@ extension Gateway {
         return reply.success(writer.bytes)
     }
 
-    private static func write(_ evaluation: RuleEvaluation, into writer: inout JSONWriter) {
+    static func write(_ evaluation: RuleEvaluation, into writer: inout JSONWriter) {
         writer.writeRaw(#"{"kind":"#.utf8)
         writer.writeString(evaluation.kind.rawValue)
         writer.writeRaw(#","rule":"#.utf8)
