@@ -74,9 +74,11 @@ public final class Gateway: Router {
         }
         let host = request.head.headers["Host"] ?? "localhost"
         let crossSite = CrossSiteRequest.isCrossSite(request.head)
+        let coalesce = parameters.coalesceMilliseconds.map { Double(min(max($0, 10), 10_000)) / 1000 }
         return .webSocket { [self] webSocket in
             WireSession(webSocket: webSocket, namespace: namespace, gateway: self, host: host,
-                        lastSessionID: parameters.lastSessionID, openedByCrossSitePage: crossSite)
+                        lastSessionID: parameters.lastSessionID, openedByCrossSitePage: crossSite,
+                        coalesceSeconds: coalesce)
         }
     }
 

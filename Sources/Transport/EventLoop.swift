@@ -64,6 +64,11 @@ public final class EventLoop: @unchecked Sendable {
         queue.async(execute: work)
     }
 
+    /// Runs `work` on this loop's queue `seconds` from now.
+    public func execute(after seconds: Double, _ work: @escaping @Sendable () -> Void) {
+        queue.asyncAfter(deadline: .now() + seconds, execute: work)
+    }
+
     /// Traps when called off this loop's queue (an ownership bug, never input-driven). Checked in debug builds,
     /// where every test runs: the check costs a thread-local lookup per call, and the fan-out path calls it several
     /// times per delivery.

@@ -312,3 +312,29 @@ def test_rule_evaluations_stream_live_with_traces_only_while_watched(start_serve
     assert all(event["path"] != "/locked/a" for event in events)
     refused = request(port, "GET", "/.inspect/evaluations?auth=owner", {"Origin": "https://evil.example"})
     assert refused.status == 403
+
+
+async def test_a_coalescing_connection_gets_the_latest_data_per_interval_not_every_write(console_server):
+    """`coalesce=200` (what the console asks for): 400 writes in about a second reach a plain listener one push
+    each, but the coalescing listener a handful of pushes, the last of them holding the final value."""
+    port = console_server.port
+    plain = await WireClient.connect(port, "coalesced")
+    console = await WireClient.connect(port, params="v=5&ns=coalesced&coalesce=200")
+    writer = await WireClient.connect(port, "coalesced")
+    try:
+        plain_view, _ = await plain.listen("/busy")
+        console_view, _ = await console.listen("/busy")
+        for value in range(400):
+            await writer.put("/busy/value", value)
+        await plain.sync()
+        for _ in range(100):  # the held-back data follows within one interval
+            if console_view.cache == {"value": 399}:
+                break
+            await asyncio.sleep(0.05)
+        assert console_view.cache == {"value": 399}, console_view.cache
+        assert plain_view.cache == {"value": 399}
+        assert len(plain_view.history) >= 400, len(plain_view.history)
+        assert len(console_view.history) < 40, len(console_view.history)
+    finally:
+        for client in (plain, console, writer):
+            await client.close()

@@ -31,6 +31,10 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     /// Whether another site's web page opened the connection (``CrossSiteRequest``): it may not use the admin
     /// credential.
     let openedByCrossSitePage: Bool
+    /// `coalesce=MS`: each listen gets at most one push per this many seconds, its view's latest data.
+    private let coalesceSeconds: Double?
+    /// Whether a coalesced catch-up is scheduled.
+    private var coalesceScheduled = false
     /// Copied from the configuration: read once per push delivery.
     private let conflationThresholdBytes: Int
     let metrics: GatewayMetrics
@@ -50,10 +54,11 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     var identityGeneration = 0
 
     init(webSocket: WebSocketSession, namespace: Namespace, gateway: Gateway, host: String, lastSessionID: String?,
-         openedByCrossSitePage: Bool)
+         openedByCrossSitePage: Bool, coalesceSeconds: Double? = nil)
     {
         self.webSocket = webSocket
         self.openedByCrossSitePage = openedByCrossSitePage
+        self.coalesceSeconds = coalesceSeconds
         self.namespace = namespace
         self.gateway = gateway
         self.loop = webSocket.loop
@@ -380,6 +385,20 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
         guard subscription.isActive, sequence > subscription.deliveredThrough else { return false }
         if subscription.isConflated {
             metrics.pushesConflated.increment()
+            return false
+        }
+        if let coalesceSeconds {
+            // Held back like a slow reader's: the view's latest data follows at the interval's end.
+            subscription.isConflated = true
+            conflated.append(subscription)
+            metrics.pushesConflated.increment()
+            if !coalesceScheduled {
+                coalesceScheduled = true
+                loop.execute(after: coalesceSeconds) { [self] in
+                    coalesceScheduled = false
+                    catchUp()
+                }
+            }
             return false
         }
         let threshold = conflationThresholdBytes

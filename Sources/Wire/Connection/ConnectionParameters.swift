@@ -19,6 +19,9 @@ public struct ConnectionParameters: Sendable, Equatable {
     public var appCheckToken: String?
     /// `s`: the long-poll session being upgraded (browser JS with long polling only).
     public var transportSessionID: String?
+    /// `coalesce` (a Canopy extension, milliseconds): send each listen at most one push per interval, its latest
+    /// data, instead of every change (a console watching a busy namespace).
+    public var coalesceMilliseconds: Int?
 
     /// Parameters with nothing set.
     public init() {}
@@ -36,6 +39,7 @@ public struct ConnectionParameters: Sendable, Equatable {
             case "p": appID = value
             case "ac": appCheckToken = value
             case "s": transportSessionID = value
+            case "coalesce": coalesceMilliseconds = Int(value)
             default: break
             }
         }
