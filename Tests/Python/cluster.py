@@ -267,9 +267,10 @@ def move_stream_leader_to_meta_leader(cluster: NatsCluster, stream: str, timeout
     raise RuntimeError(f"the leader of {stream} never became the metadata leader")
 
 
-def stream_state(cluster: NatsCluster, stream: str) -> dict:
-    """The stream's state (``first_seq``, ``last_seq``, ``messages``…) as a running NATS server reports it, or
-    ``{}``."""
+def stream_details(cluster: NatsCluster, stream: str) -> list[dict] | None:
+    """The stream's detail (``/jsz?streams=true``) from each running NATS server, or ``None`` when one does not
+    answer."""
+    details = []
     for server in cluster.servers:
         if not server.alive():
             continue
@@ -278,29 +279,24 @@ def stream_state(cluster: NatsCluster, stream: str) -> dict:
             with urllib.request.urlopen(url, timeout=1) as response:
                 report = json.load(response)
         except (OSError, ValueError):
-            continue
-        for account in report.get("account_details", []):
-            for detail in account.get("stream_detail", []):
-                if detail.get("name") == stream:
-                    return detail.get("state", {})
-    return {}
+            return None
+        details += [detail for account in report.get("account_details", [])
+                    for detail in account.get("stream_detail", []) if detail.get("name") == stream]
+    return details
+
+
+def stream_state(cluster: NatsCluster, stream: str) -> dict:
+    """The stream's state (``first_seq``, ``last_seq``, ``messages``…) as a running NATS server reports it, or
+    ``{}``."""
+    return next((detail.get("state", {}) for detail in stream_details(cluster, stream) or []), {})
 
 
 def stream_leader(cluster: NatsCluster, stream: str) -> str:
     """The stream's leader as every running NATS server reports it (``/jsz?streams=true``), or ``""``."""
-    leaders = set()
-    for server in cluster.servers:
-        if not server.alive():
-            continue
-        try:
-            url = f"http://127.0.0.1:{server.http_port}/jsz?streams=true"
-            with urllib.request.urlopen(url, timeout=1) as response:
-                report = json.load(response)
-        except (OSError, ValueError):
-            return ""
-        details = [detail for account in report.get("account_details", [])
-                   for detail in account.get("stream_detail", []) if detail.get("name") == stream]
-        leaders |= {detail.get("cluster", {}).get("leader", "") for detail in details}
+    details = stream_details(cluster, stream)
+    if details is None:
+        return ""
+    leaders = {detail.get("cluster", {}).get("leader", "") for detail in details}
     return leaders.pop() if len(leaders) == 1 else ""
 
 

@@ -9,6 +9,18 @@ import Store
 /// and CORS preflights. Everything before the store is decided on the connection's loop; store work answers
 /// through a ``PendingResponse``.
 extension Gateway {
+    /// The namespace a REST request names (`ns`, the host's first label, or the default), opened; or the answer
+    /// refusing it.
+    func restNamespace(_ request: HTTPRequest, parameters: QueryString, reply: RESTReply)
+        -> Result<Namespace, RESTRefusal>
+    {
+        let name = RESTRequest.namespaceName(
+            parameters: parameters, host: request.head.headers["Host"], defaultName: configuration.defaultNamespace)
+        return namespace(named: name).mapError { problem in
+            RESTRefusal(response: reply.failure(RESTError(status: problem.response.status, message: problem.description)))
+        }
+    }
+
     func restRoute(_ request: HTTPRequest, context: RequestContext) -> Route {
         let parameters = QueryString(request.head.query)
         let reply = RESTReply(parameters: parameters, origin: request.head.headers["Origin"],
@@ -20,13 +32,10 @@ extension Gateway {
             guard let rest = try RESTRequest(request, parameters: parameters) else {
                 return .respond(reply.failure(.notREST))
             }
-            let name = RESTRequest.namespaceName(
-                parameters: parameters, host: request.head.headers["Host"], defaultName: configuration.defaultNamespace)
             let namespace: Namespace
-            switch self.namespace(named: name) {
+            switch restNamespace(request, parameters: parameters, reply: reply) {
             case .success(let opened): namespace = opened
-            case .failure(let problem):
-                return .respond(reply.failure(RESTError(status: problem.response.status, message: problem.description)))
+            case .failure(let refusal): return .respond(refusal.response)
             }
             let identity = try RESTRequest.identity(
                 request.head, parameters: parameters, verifier: tokenVerifier, now: configuration.clock() / 1000
@@ -99,4 +108,9 @@ struct RESTCall: Sendable {
         }
         throw .badRequest("Invalid timeout: \(text.prefix(40))")
     }
+}
+
+/// A REST request refused before it reached a namespace, with its answer.
+struct RESTRefusal: Error {
+    let response: HTTPResponse
 }

@@ -14,13 +14,10 @@ import Store
 /// "expression", "outcome"}], "error"}]}`; rules that do not load give 400 with their `diagnostics`.
 extension Gateway {
     func simulateRoute(_ request: HTTPRequest, reply: RESTReply, parameters: QueryString) -> Route {
-        let name = RESTRequest.namespaceName(
-            parameters: parameters, host: request.head.headers["Host"], defaultName: configuration.defaultNamespace)
         let namespace: Namespace
-        switch self.namespace(named: name) {
+        switch restNamespace(request, parameters: parameters, reply: reply) {
         case .success(let opened): namespace = opened
-        case .failure(let problem):
-            return .respond(reply.failure(RESTError(status: problem.response.status, message: problem.description)))
+        case .failure(let refusal): return .respond(refusal.response)
         }
         let body = request.body
         let inForce = configuration.rules.rules

@@ -20,6 +20,9 @@ final class Subscription: @unchecked Sendable {
     let queryObject: JSONValue?
     /// The connection's event loop.
     let loop: EventLoop
+    /// The connection takes the view's latest data now and then (`coalesce=MS`) instead of each push: the view
+    /// then neither encodes nor hands it anything.
+    let pollsLatest: Bool
 
     /// Position in the view's subscriber list (guarded by the view's lock).
     var slot = 0
@@ -35,8 +38,9 @@ final class Subscription: @unchecked Sendable {
     var isConflated = false
 
     init(subscriber: any ViewSubscriber, view: View, format: DeliveryFormat, path: Path, filter: QueryParams?,
-         queryObject: JSONValue?, loop: EventLoop)
+         queryObject: JSONValue?, loop: EventLoop, pollsLatest: Bool = false)
     {
+        self.pollsLatest = pollsLatest
         self.subscriber = subscriber
         self.view = view
         self.format = format

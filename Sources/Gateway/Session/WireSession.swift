@@ -133,10 +133,36 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
         catchUp()
     }
 
+    /// `coalesce=MS`: sends each listen whose view moved on since its last push the view's latest data; runs every
+    /// interval while the connection has listens, and before any answer.
+    private func pollLatest() {
+        for subscription in listens.values where subscription.isActive {
+            guard let latest = subscription.view.latest(), latest.sequence > subscription.deliveredThrough else {
+                continue
+            }
+            _ = sendPush(EncodedPush(path: subscription.path, data: latest.data), tag: subscription.tag)
+            subscription.deliveredThrough = latest.sequence
+        }
+    }
+
+    /// Polls the listens every interval for as long as the connection is open (once started).
+    private func schedulePolling() {
+        guard let coalesceSeconds, !coalesceScheduled else { return }
+        coalesceScheduled = true
+        loop.execute(after: coalesceSeconds) { [self] in
+            coalesceScheduled = false
+            guard !webSocket.isClosed, !listens.isEmpty else { return }
+            pollLatest()
+            loop.flushPending()
+            schedulePolling()
+        }
+    }
+
     /// Sends each conflated listen its view's latest data. Runs when the connection drained, and before any
     /// answer to the client, so no answer overtakes data it depends on (a write's echo before its `ok`, the newer
     /// value before a `datastale`).
     private func catchUp() {
+        if coalesceSeconds != nil { pollLatest() }
         guard !conflated.isEmpty else { return }
         let behind = conflated
         conflated.removeAll()
@@ -337,8 +363,9 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
         let subscription = Subscription(
             subscriber: self, view: view, format: .wire(tag: listen.tag), path: listen.path,
             filter: listen.tag == nil ? nil : listen.query, queryObject: listen.tag == nil ? nil : listen.queryObject,
-            loop: loop)
+            loop: loop, pollsLatest: coalesceSeconds != nil)
         listens[listen.key] = subscription
+        schedulePolling()
         gateway.sessions.listensChanged(by: 1)
         metrics.listens.increment()
         let unindexed = listen.tag != nil && !gateway.indexes.covers(listen.query.index, at: listen.path)
@@ -385,20 +412,6 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
         guard subscription.isActive, sequence > subscription.deliveredThrough else { return false }
         if subscription.isConflated {
             metrics.pushesConflated.increment()
-            return false
-        }
-        if let coalesceSeconds {
-            // Held back like a slow reader's: the view's latest data follows at the interval's end.
-            subscription.isConflated = true
-            conflated.append(subscription)
-            metrics.pushesConflated.increment()
-            if !coalesceScheduled {
-                coalesceScheduled = true
-                loop.execute(after: coalesceSeconds) { [self] in
-                    coalesceScheduled = false
-                    catchUp()
-                }
-            }
             return false
         }
         let threshold = conflationThresholdBytes

@@ -14,7 +14,8 @@ struct ViewState {
     var window: WindowState?
     /// Increases by one per published change; subscribers use it to skip pushes already covered by a full copy.
     var sequence: UInt64 = 0
-    /// Subscribers grouped by their connection's event loop (a handful of groups, one per loop).
+    /// Subscribers grouped by their connection's event loop (a handful of groups, one per loop). Listens that poll
+    /// the latest data (``Subscription/pollsLatest``) are not among them.
     private(set) var groups = SmallList<SubscriberGroup>()
     /// The distinct delivery formats among subscribers with their counts: a short list (a view's listens use one
     /// or a few formats, nearly always one), cheaper per view than a dictionary or an array.
@@ -40,6 +41,7 @@ struct ViewState {
     // MARK: - Membership
 
     mutating func add(_ subscription: Subscription) {
+        guard !subscription.pollsLatest else { return }
         let position: Int
         if let existing = groups.firstIndex(where: { $0.loop === subscription.loop }) {
             position = existing
@@ -58,7 +60,7 @@ struct ViewState {
 
     /// Removes a subscriber.
     mutating func remove(_ subscription: Subscription) {
-        guard let position = groups.firstIndex(where: { $0.loop === subscription.loop }) else { return }
+        guard !subscription.pollsLatest, let position = groups.firstIndex(where: { $0.loop === subscription.loop }) else { return }
         let slot = subscription.slot
         guard slot < groups[position].subscriptions.count, groups[position].subscriptions[slot] === subscription else {
             return

@@ -33,14 +33,7 @@ enum StateSnapshotFile {
         var header = BinaryWriter()
         header.writeVarint(contents.sequence)
         header.writeUInt64(contents.timestamp.bitPattern)
-        header.writeVarint(contents.rules.version)
-        if let source = contents.rules.source {
-            header.write(1)
-            header.writeVarint(source.count)
-            header.bytes.append(contentsOf: source)
-        } else {
-            header.write(0)
-        }
+        header.writeRules(contents.rules)
         return header.bytes
     }
 
@@ -56,24 +49,13 @@ enum StateSnapshotFile {
                 var header = BinaryReader(bytes: payload)
                 let sequence = try header.readVarint()
                 let timestamp = Double(bitPattern: try header.readUInt64())
-                let version = try header.readVarint()
-                var source: [UInt8]?
-                switch try header.readByte() {
-                case 0: source = nil
-                case 1:
-                    let count = try header.readCount(limit: header.remainingCount)
-                    var bytes: [UInt8] = []
-                    for _ in 0..<count { bytes.append(try header.readByte()) }
-                    source = bytes
-                default: throw header.failure("unknown rules form")
-                }
+                let rules = try header.readRules()
                 guard header.isAtEnd, timestamp.isFinite else { throw header.failure("invalid header") }
                 var reader = BinaryReader(bytes: tree)
                 reader.releaseInterval = SnapshotSections.spillBytes
                 let root = try NodeCodec.decodeNode(from: &reader)
                 guard reader.isAtEnd else { throw reader.failure("trailing bytes in the tree") }
-                return Contents(root: root, sequence: sequence, timestamp: timestamp,
-                                rules: RulesRevision(version: version, source: source))
+                return Contents(root: root, sequence: sequence, timestamp: timestamp, rules: rules)
             } catch {
                 throw .corruptSnapshot(file: path, reason: "at offset \(error.offset): \(error.reason)")
             }

@@ -24,7 +24,7 @@ struct ReplicaSnapshot: Sendable {
 ///
 /// ```
 /// "CANOPYR1"                          magic (the digit is the format version)
-/// varint position, varint sequence, u64 timestamp bits, varint rules version, 0 | 1 varint(n) byte*n (source)
+/// varint position, varint sequence, u64 timestamp bits, rules (``BinaryWriter/writeRules(_:)``)
 /// varint undecodable
 /// varint n, n × (string node, u64 last-heard bits)           presence: last heard
 /// varint n, n × (varint length, entry)                       presence: armed writes as armDisconnect entries
@@ -44,14 +44,7 @@ enum ReplicaSnapshotCodec {
         writer.writeVarint(snapshot.position)
         writer.writeVarint(snapshot.sequence)
         writer.writeUInt64(snapshot.timestamp.bitPattern)
-        writer.writeVarint(snapshot.rules.version)
-        if let source = snapshot.rules.source {
-            writer.write(1)
-            writer.writeVarint(source.count)
-            writer.bytes += source
-        } else {
-            writer.write(0)
-        }
+        writer.writeRules(snapshot.rules)
         writer.writeVarint(snapshot.undecodable)
         let heard = snapshot.presence.lastHeard.sorted { $0.key < $1.key }
         writer.writeVarint(heard.count)
@@ -114,13 +107,7 @@ enum ReplicaSnapshotCodec {
         let sequence = try reader.readVarint()
         let timestamp = Double(bitPattern: try reader.readUInt64())
         guard timestamp.isFinite else { throw reader.failure("timestamp is not finite") }
-        let version = try reader.readVarint()
-        var source: [UInt8]?
-        switch try reader.readByte() {
-        case 0: source = nil
-        case 1: source = try readBytes(from: &reader, in: body)
-        default: throw reader.failure("unknown rules form")
-        }
+        let rules = try reader.readRules()
         let undecodable = try reader.readCount(limit: Int.max)
         var presence = ClusterPresence()
         for _ in 0..<(try reader.readCount(limit: reader.remainingCount)) {
@@ -151,7 +138,7 @@ enum ReplicaSnapshotCodec {
         let root = try NodeCodec.decodeNode(from: &reader)
         guard reader.isAtEnd else { throw reader.failure("trailing bytes") }
         return ReplicaSnapshot(position: position, root: root, sequence: sequence, timestamp: timestamp,
-                               rules: RulesRevision(version: version, source: source), presence: presence,
+                               rules: rules, presence: presence,
                                nodeOrder: NodeOrder(next: next, held: held), undecodable: undecodable)
     }
 
