@@ -9,7 +9,8 @@ everything. A browser is not started: on this 2-core machine its own CPU would b
 
     .venv/bin/python benchmarks/console-impact.py [--binary .build/release/canopy] [--rounds 3]
 
-Prints a Markdown table: deliveries/s and p99 per round and their medians, and what the console received.
+Prints a Markdown table: deliveries/s, the server's CPU time per delivery (steadier than rates on a shared
+machine) and p99, per round and their medians, and what the console received.
 """
 
 import argparse
@@ -59,27 +60,29 @@ async def console(port: int, ns: str, stop: asyncio.Event, received: dict) -> No
             received["bytes"] += len(frame)
 
 
-def bench(binary: str, port: int, ns: str, options, report: Path) -> dict:
+def bench(binary: str, port: int, pid: int, ns: str, options, report: Path) -> dict:
     """One fan-out run: paced at `--rate` for `--duration` seconds, or (rate 0) `--messages` as fast as a window
     of 256 unacknowledged writes allows."""
     pacing = (["--rate", str(options.rate), "--duration", str(options.duration)] if options.rate
               else ["--messages", str(options.messages)])
     subprocess.run(
         [binary, "bench", "fanout", "--url", f"ws://127.0.0.1:{port}", "--ns", ns,
-         "--subscribers", str(options.subscribers), *pacing, "--window", "256", "--quiet", "--json", str(report)],
+         "--subscribers", str(options.subscribers), *pacing, "--window", "256", "--server-pid", str(pid),
+         "--quiet", "--json", str(report)],
         check=True, timeout=600)
     return json.loads(report.read_text())
 
 
-def figures(result: dict) -> tuple[float, float, float]:
-    """Deliveries per second, acknowledged writes per second and p99 latency (ms) from a bench report."""
+def figures(result: dict) -> tuple[float, float, float, float]:
+    """Deliveries per second, acknowledged writes per second, p99 latency (ms) and server CPU nanoseconds per
+    delivery from a bench report."""
     if result.get("lost") or result.get("failures"):
         raise RuntimeError(f"the run failed: lost {result.get('lost')}, {result.get('failures')}")
     return (float(result["deliveries_per_second"]), float(result["write_acks_per_second"]),
-            float(result["latency"]["p99"]) * LATENCY_TO_MS)
+            float(result["latency"]["p99"]) * LATENCY_TO_MS, float(result["server"]["cpu_nanoseconds_per_delivery"]))
 
 
-async def one_round(binary: str, port: int, ns: str, with_console: bool, options, directory: Path) -> dict:
+async def one_round(binary: str, port: int, pid: int, ns: str, with_console: bool, options, directory: Path) -> dict:
     stop = asyncio.Event()
     received = {"frames": 0, "bytes": 0}
     watcher = asyncio.create_task(console(port, ns, stop, received)) if with_console else None
@@ -87,13 +90,13 @@ async def one_round(binary: str, port: int, ns: str, with_console: bool, options
         await asyncio.sleep(0.5)
     report = directory / f"{ns}.json"
     started = time.monotonic()
-    result = await asyncio.to_thread(bench, binary, port, ns, options, report)
+    result = await asyncio.to_thread(bench, binary, port, pid, ns, options, report)
     elapsed = time.monotonic() - started
     stop.set()
     if watcher:
         await watcher
-    deliveries, writes, p99 = figures(result)
-    return {"deliveries": deliveries, "writes": writes, "p99": p99, "console_frames_per_second": received["frames"] / elapsed,
+    deliveries, writes, p99, cpu = figures(result)
+    return {"deliveries": deliveries, "writes": writes, "p99": p99, "cpu_ns": cpu, "console_frames_per_second": received["frames"] / elapsed,
             "console_bytes_per_second": received["bytes"] / elapsed}
 
 
@@ -113,7 +116,8 @@ async def main() -> None:
         for round_number in range(options.rounds):
             for with_console in (False, True):
                 ns = f"busy-{round_number}-{'console' if with_console else 'alone'}"
-                rows[with_console].append(await one_round(options.binary, port, ns, with_console, options, directory))
+                rows[with_console].append(await one_round(options.binary, port, process.pid, ns, with_console,
+                                                          options, directory))
                 print(f"round {round_number} {'with' if with_console else 'without'} console: "
                       f"{rows[with_console][-1]}", file=sys.stderr)
     finally:
@@ -121,17 +125,22 @@ async def main() -> None:
         process.wait(10)
     alone = statistics.median(row["deliveries"] for row in rows[False])
     watched = statistics.median(row["deliveries"] for row in rows[True])
-    print(f"| 1 writer, {options.subscribers} subscribers | deliveries/s (rounds) | acknowledged writes/s | "
-          "p99 (ms) | console frames/s | console bytes/s |")
-    print("|---|---|---|---|---|---|")
+    print(f"| 1 writer, {options.subscribers} subscribers | deliveries/s (rounds) | server CPU ns per delivery "
+          "(rounds) | acknowledged writes/s | p99 (ms) | console frames/s | console bytes/s |")
+    print("|---|---|---|---|---|---|---|")
     for label, key in (("without a console", False), ("with a console watching the namespace", True)):
         runs = rows[key]
         each = ", ".join(f"{run['deliveries']:,.0f}" for run in runs)
+        cpu = ", ".join(f"{run['cpu_ns']:.0f}" for run in runs)
         print(f"| {label} | {statistics.median(r['deliveries'] for r in runs):,.0f} ({each}) | "
+              f"{statistics.median(r['cpu_ns'] for r in runs):.0f} ({cpu}) | "
               f"{statistics.median(r['writes'] for r in runs):,.0f} | {statistics.median(r['p99'] for r in runs):.1f} | "
               f"{statistics.median(r['console_frames_per_second'] for r in runs):.1f} | "
               f"{statistics.median(r['console_bytes_per_second'] for r in runs):,.0f} |")
-    print(f"\nwith a console / without: {watched / alone:.3f}×")
+    cpu_alone = statistics.median(row["cpu_ns"] for row in rows[False])
+    cpu_watched = statistics.median(row["cpu_ns"] for row in rows[True])
+    print(f"\nwith a console / without: deliveries/s {watched / alone:.3f}×, server CPU per delivery "
+          f"{cpu_watched / cpu_alone:.3f}×")
 
 
 asyncio.run(main())
