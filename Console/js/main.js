@@ -1,15 +1,22 @@
-// The console page: sign-in, routing (#/data/<ns>/<path>), the location bar, the filter, import/export,
-// and the edit actions the tree calls. One WireClient (one WebSocket) per namespace shown.
+// The console page: sign-in, routing (#/data/<ns>/<path>, #/rules, #/requests, #/server), the location bar,
+// the filter, import/export, and the edit actions the tree calls. One WireClient (one WebSocket) per namespace
+// shown. The other views are modules of their own (rulesview.js, requests.js, server.js).
 
+import { setUnauthorizedHandler } from './admin.js';
 import { isPrefix, isValidKey, isValidNamespace, pathString, splitPath } from './data.js';
 import { askMoveTarget, askNewChild, confirmAction } from './dialogs.js';
 import { $, el } from './dom.js';
 import { readFilter } from './filter.js';
+import { refreshNamespaces } from './namespaces.js';
 import { pushId } from './pushid.js';
+import { RequestsView } from './requests.js';
 import { exportText, putText, readExport } from './rest.js';
 import { DEFAULT_NAMESPACE, navigate, routeHash, startRouter } from './router.js';
+import { RulesView } from './rulesview.js';
+import { ServerView } from './server.js';
 import { captureToken, clearToken, getToken, isDevServer, serverOrigin, setToken } from './session.js';
 import { Tree } from './tree.js';
+import { setUpViewAs } from './viewas.js';
 import { WireClient } from './wire.js';
 
 let wire = null;
@@ -17,6 +24,17 @@ let tree = null;
 let current = null; // { ns, segs } shown
 let filter = { query: null, index: undefined };
 let stopRouter = null;
+let shownView = null; // data, rules, requests or server
+
+const SECTIONS = { data: '#console', rules: '#rules-view', requests: '#requests-view', server: '#server-view' };
+const TITLES = { rules: 'Rules', requests: 'Requests', server: 'Server' };
+const views = {
+  rules: new RulesView({ namespace: () => current?.ns ?? DEFAULT_NAMESPACE }),
+  requests: new RequestsView(),
+  server: new ServerView(),
+};
+const viewAs = setUpViewAs({ apply: (authvar) => wire?.reauthenticate(authvar) });
+setUnauthorizedHandler((message) => getToken() && onAuthError(message));
 
 // -- messages -------------------------------------------------------------------------------------
 
@@ -44,7 +62,8 @@ async function attempt(action, success) {
 
 function showSignIn(message = '') {
   stop();
-  $('#console').hidden = true;
+  for (const section of Object.values(SECTIONS)) $(section).hidden = true;
+  $('#views-nav').hidden = true;
   $('#sign-out').hidden = true;
   $('#sign-in').hidden = false;
   $('#sign-in-error').textContent = message;
@@ -67,14 +86,17 @@ $('#sign-out').addEventListener('click', () => {
 
 function start() {
   $('#sign-in').hidden = true;
-  $('#console').hidden = false;
   $('#sign-out').hidden = false;
+  $('#views-nav').hidden = false;
+  refreshNamespaces();
   stopRouter = startRouter(show);
 }
 
 function stop() {
   stopRouter?.();
   stopRouter = null;
+  views[shownView]?.hide();
+  shownView = null;
   tree?.destroy();
   wire?.close();
   tree = wire = current = null;
@@ -84,18 +106,34 @@ function stop() {
 
 // -- views ----------------------------------------------------------------------------------------
 
-function show({ ns, segs }) {
+function show(route) {
+  if (shownView !== route.view) views[shownView]?.hide();
+  shownView = route.view;
+  for (const [view, section] of Object.entries(SECTIONS)) $(section).hidden = view !== route.view;
+  for (const link of document.querySelectorAll('#views-nav a')) {
+    if (link.dataset.view === route.view) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  if (route.view === 'data') return showData(route);
+  document.title = `${TITLES[route.view]} · Canopy console`;
+  views[route.view].show(route);
+}
+
+function showData({ ns, segs }) {
   const samePlace = current && current.ns === ns && pathString(current.segs) === pathString(segs);
   current = { ns, segs };
   document.title = `${pathString(segs)} · ${ns} · Canopy console`;
   $('#ns-input').value = ns;
   $('#path-input').value = pathString(segs);
   renderBreadcrumbs();
+  $('#nav-data').href = routeHash(ns, segs);
   if (wire?.ns !== ns) {
     tree?.destroy();
     tree = null;
     wire?.close();
-    wire = new WireClient({ origin: serverOrigin, ns, token: getToken(), onStatus: showStatus, onAuthError });
+    wire = new WireClient({
+      origin: serverOrigin, ns, token: getToken(), authvar: viewAs.authvar(), onStatus: showStatus, onAuthError,
+    });
   }
   if (!samePlace) {
     $('#filter-form').reset();
@@ -144,6 +182,10 @@ $('#location-form').addEventListener('submit', (event) => {
   notify('');
   navigate(ns, segs);
 });
+
+for (const input of document.querySelectorAll('input[list="namespaces"]')) {
+  input.addEventListener('focus', refreshNamespaces);
+}
 
 $('#location-form').addEventListener('keydown', (event) => {
   if (event.key !== 'Escape' || !current) return;

@@ -111,13 +111,31 @@ class Row {
     this.toggle.setAttribute('aria-expanded', 'true');
     let loaded = false;
     this.unlisten = this.tree.wire.listen(this.segs, query, (listen) => {
-      this.error.textContent = listen.error ?? '';
-      if (listen.error) return;
+      if (listen.error) {
+        loaded = false;
+        return this.showListenError(listen.error);
+      }
+      this.error.textContent = '';
+      this.element.classList.remove('denied');
       if (this.isRoot) this.renderRoot(listen.data, loaded);
       this.level.update(listen.data, loaded);
       loaded = listen.complete;
       if (loaded) this.children.removeAttribute('aria-busy');
     });
+  }
+
+  /** The server refused or revoked this row's listen: a read the rules deny shows "no read access", not the data. */
+  showListenError(error) {
+    const denied = error.startsWith('permission_denied');
+    this.error.textContent = denied ? 'no read access' : error;
+    if (!denied) return;
+    this.element.classList.add('denied');
+    this.level.update(null, false);
+    this.children.removeAttribute('aria-busy');
+    if (this.isRoot) {
+      this.valueButton.hidden = true;
+      this.summary.hidden = true;
+    }
   }
 
   renderRoot(value, highlight) {

@@ -11,16 +11,22 @@ const MIN_RETRY_MS = 1000;
 const MAX_RETRY_MS = 30000;
 
 export class WireClient {
-  /** `onStatus(state, detail)`: state is connecting, connected or offline. `onAuthError(reason)`: credential refused. */
-  constructor({ origin, ns, token, onStatus = () => {}, onAuthError = () => {} }) {
+  /**
+   * `onStatus(state, detail)`: state is connecting, connected or offline. `onAuthError(reason)`: credential refused.
+   * `authvar`: the auth variable the rules see (undefined: none, the credential's own; null: unauthenticated).
+   */
+  constructor({ origin, ns, token, authvar, onStatus = () => {}, onAuthError = () => {} }) {
     this.ns = ns;
     this.token = token;
+    this.authvar = authvar;
     this.onStatus = onStatus;
     this.onAuthError = onAuthError;
-    this.url = `${origin.replace(/^http/, 'ws')}/.ws?v=5&ns=${encodeURIComponent(ns)}`;
+    // coalesce=250: each listen gets its latest data at most every 250 ms, so a busy namespace cannot flood the page.
+    this.url = `${origin.replace(/^http/, 'ws')}/.ws?v=5&ns=${encodeURIComponent(ns)}&coalesce=250`;
     this.serverOffset = 0;
     this.listens = new Map(); // path and query → listen
     this.tags = new Map(); // tag → listen (queries with a range or limit)
+    this.denied = new Map(); // path and query → listen refused or revoked, listened again after a new auth
     this.writes = []; // sent or queued, not acknowledged yet, in order
     this.handlers = new Map(); // request number → response handler, for the current socket
     this.nextRequest = 1;
@@ -69,6 +75,7 @@ export class WireClient {
     listen.subscribers.add(onChange);
     return () => {
       listen.subscribers.delete(onChange);
+      if (!listen.subscribers.size && this.denied.get(identity) === listen) this.denied.delete(identity);
       if (listen.subscribers.size || this.listens.get(identity) !== listen) return;
       this.forget(listen);
       if (this.ready) this.request('n', this.listenBody(listen));
@@ -117,15 +124,57 @@ export class WireClient {
     this.sessionId = s ?? null;
     this.ready = true;
     this.retries = 0;
-    this.request('auth', { cred: this.token }, (response) => {
+    this.request('auth', this.authBody(), (response) => {
       if (response.s === 'ok') return;
       this.close();
       this.setStatus('offline', 'credential refused');
       this.onAuthError(response.d || response.s);
     });
     for (const listen of this.listens.values()) this.sendListen(listen);
+    this.listenAgain();
     for (const write of this.writes) this.sendWrite(write);
     this.setStatus('connected');
+  }
+
+  authBody() {
+    if (this.authvar === undefined) return { cred: this.token };
+    if (this.authvar === null) return { cred: this.token, noauth: true };
+    return { cred: this.token, authvar: this.authvar };
+  }
+
+  /**
+   * Authenticates again with the same credential and another auth variable (see the constructor). The server
+   * revokes the listens the new identity may not read; once it accepted, the refused ones are listened to again.
+   */
+  reauthenticate(authvar) {
+    this.authvar = authvar;
+    if (!this.ready) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.request('auth', this.authBody(), (response) => {
+        if (response.s !== 'ok') return reject(new Error(`${response.s}: ${typeof response.d === 'string' ? response.d : ''}`));
+        this.listenAgain();
+        resolve();
+      });
+    });
+  }
+
+  /** Sends again the listens that were refused or revoked (and still have subscribers). */
+  listenAgain() {
+    const denied = [...this.denied.values()];
+    this.denied.clear();
+    for (const listen of denied) {
+      if (!listen.subscribers.size) continue;
+      const existing = this.listens.get(listen.identity);
+      if (existing) {
+        for (const subscriber of listen.subscribers) existing.subscribers.add(subscriber);
+        this.notify(existing);
+        continue;
+      }
+      Object.assign(listen, { data: null, complete: false, error: null });
+      this.listens.set(listen.identity, listen);
+      if (listen.tag) this.tags.set(listen.tag, listen);
+      if (this.ready) this.sendListen(listen);
+    }
   }
 
   // -- frames -------------------------------------------------------------------------------------
@@ -213,6 +262,7 @@ export class WireClient {
       } else {
         listen.error = `${response.s}: ${typeof response.d === 'string' ? response.d : ''}`;
         this.forget(listen);
+        this.denied.set(listen.identity, listen);
       }
       this.notify(listen);
     });
@@ -266,6 +316,7 @@ export class WireClient {
       if (pathString(listen.segs) !== pathString(segs) || !sameQuery) continue;
       listen.error = 'permission_denied: the server revoked this listen';
       this.forget(listen);
+      this.denied.set(listen.identity, listen);
       this.notify(listen);
     }
   }

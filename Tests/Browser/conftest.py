@@ -2,6 +2,7 @@
 
 The server binary is ``<repo>/.build/debug/canopy`` unless ``CANOPY_BIN`` names another one; it runs on a free port
 of 127.0.0.1 in a temporary directory, where no rules file exists (open data, ``owner`` is the admin credential).
+The tests of the rules, requests and "view as" views use a second server started with ``RULES`` (``ruled``).
 The console is loaded from the server itself (``--console-dir Console``), ``http://127.0.0.1:PORT/.console/``: the
 server accepts the admin credential only from its own origin.
 
@@ -26,6 +27,25 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
 expect.set_options(timeout=5000)
 
+# The rules the second server starts with (and gets back after a test that published others).
+RULES = """{
+  // Rules of the console's rules, requests and view-as tests.
+  "rules": {
+    "locked": {
+      ".read": true,
+      ".write": "auth != null"
+    },
+    "private": {
+      ".read": "auth.uid == 'alice'"
+    },
+    "open": {
+      ".read": true,
+      ".write": true
+    }
+  }
+}
+"""
+
 
 @pytest.fixture(scope="session")
 def canopy(tmp_path_factory):
@@ -37,6 +57,26 @@ def canopy(tmp_path_factory):
 @pytest.fixture(scope="session")
 def console_url(canopy):
     return console_page(canopy.port)
+
+
+@pytest.fixture(scope="session")
+def ruled_server(tmp_path_factory):
+    server = Canopy(tmp_path_factory.mktemp("canopy-rules"), rules=RULES).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def ruled(ruled_server):
+    """The server with ``RULES``; rules a test published are replaced by ``RULES`` again afterwards."""
+    yield ruled_server
+    if ruled_server.rules_text() != RULES:
+        ruled_server.publish_rules(RULES)
+
+
+@pytest.fixture
+def ruled_url(ruled):
+    return console_page(ruled.port)
 
 
 @pytest.fixture(scope="session")

@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -23,9 +24,11 @@ START_TIMEOUT = 20.0
 class Canopy:
     """One ``canopy serve`` process on 127.0.0.1."""
 
-    def __init__(self, directory: Path, port: int = 0):
+    def __init__(self, directory: Path, port: int = 0, rules: str | None = None):
+        """``rules``: the text of a rules file the server starts with (none: open data)."""
         self.directory = directory
         self.requested_port = port
+        self.rules = rules
         self.port = 0
         self.process: subprocess.Popen | None = None
 
@@ -38,6 +41,10 @@ class Canopy:
         command = [str(binary), "serve", "--host", "127.0.0.1", "--port", str(self.requested_port),
                    "--port-file", str(port_file), "--data-dir", str(self.directory / "data"),
                    "--console-dir", str(REPO_ROOT / "Console"), "--log-level", "notice"]
+        if self.rules is not None:
+            rules_file = self.directory / "database.rules.json"
+            rules_file.write_text(self.rules)
+            command += ["--rules", str(rules_file)]
         env = {**os.environ, "CANOPY_DATA_MAX_NAMESPACES": "1000"}
         self.log = open(self.directory / "server.log", "ab")
         # The temporary directory as working directory keeps the repository's Config/ out of the test.
@@ -93,6 +100,37 @@ class Canopy:
 
     def delete(self, ns: str, path: str) -> Any:
         return self.request("DELETE", ns, path)
+
+    def unauthenticated(self, method: str, ns: str, path: str, value: Any = None) -> int:
+        """A REST request without credential (the rules judge it); returns the HTTP status."""
+        body = None if method in ("GET", "DELETE") else json.dumps(value).encode()
+        request = urllib.request.Request(self.url(ns, path), data=body, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    # -- admin endpoints --------------------------------------------------------------------------------------------
+
+    def admin(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
+        """``/.settings/…`` or ``/.inspect/…`` as the admin: (status, body)."""
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=body, method=method,
+                                         headers={"Authorization": "Bearer owner"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
+    def rules_text(self) -> str:
+        status, body = self.admin("GET", "/.settings/rules.json")
+        assert status == 200, body
+        return body.decode()
+
+    def publish_rules(self, text: str) -> None:
+        status, body = self.admin("PUT", "/.settings/rules.json", text.encode())
+        assert status == 200, body
 
 
 def console_page(port: int) -> str:

@@ -335,6 +335,37 @@ async def test_a_coalescing_connection_gets_the_latest_data_per_interval_not_eve
         assert plain_view.cache == {"value": 399}
         assert len(plain_view.history) >= 400, len(plain_view.history)
         assert len(console_view.history) < 40, len(console_view.history)
+        # The coalesced pushes count as deliveries in the figures (and nothing more).
+        for _ in range(40):
+            samples = json.loads(request(port, "GET", "/.inspect/figures.json",
+                                         {"Authorization": "Bearer owner"}).data)["samples"]
+            delivered = sum(sample["deliveriesPerSecond"] for sample in samples)
+            if delivered >= 400 + len(console_view.history) - 1:
+                break
+            await asyncio.sleep(0.25)
+        assert 400 + len(console_view.history) - 1 <= delivered <= 400 + len(console_view.history) + 2, samples
     finally:
         for client in (plain, console, writer):
             await client.close()
+
+
+def test_the_simulator_takes_rules_text_and_leaves_the_coverage_of_the_rules_in_force_alone(start_server, tmp_path):
+    rules = tmp_path / "rules.json"
+    rules.write_text('{"rules": {".read": true, "locked": {".write": "auth != null"}}}')
+    server = start_server("--rules", str(rules), "--console-dir", str(tmp_path))
+    port = server.port
+
+    def coverage() -> list:
+        return json.loads(request(port, "GET", "/.inspect/coverage.json", {"Authorization": "Bearer owner"}).data)
+
+    before = coverage()
+    status, answer = post_json(port, "/.settings/simulate.json", {"cases": [
+        {"operation": "set", "path": "/locked/x", "value": 1, "auth": None}]})
+    assert status == 200 and answer["results"][0]["allowed"] is False, answer
+    assert coverage() == before
+    text = '{\n  // the text as written, comments and all\n  "rules": {\n    ".write": "auth.uid == \'ada\'"\n  }\n}\n'
+    status, answer = post_json(port, "/.settings/simulate.json", {"rules": text, "cases": [
+        {"operation": "set", "path": "/a", "value": 1, "auth": {"uid": "ada"}}]})
+    assert status == 200, answer
+    step = answer["results"][0]["trace"][0]
+    assert answer["results"][0]["allowed"] is True and step["line"] == 4 and step["column"] > 10, answer

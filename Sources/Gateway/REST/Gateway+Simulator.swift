@@ -8,9 +8,10 @@ import Store
 /// trace of every rule tried — the console's rules simulator.
 ///
 /// The body is a rules cases file (``RulesTestSuite``): `cases` with `operation` (`read`, `set`, `update`), `path`,
-/// `value`, `query`, `auth` and `now`, where `expected` is optional. Without a `rules` member the rules in force
-/// judge; without `data`, the namespace's data as it is now (its place in the namespace's order). Nothing is
-/// written. The answer: `{"results": [{"name", "allowed", "trace": [{"kind", "rule", "line", "column", "location",
+/// `value`, `query`, `auth` and `now`, where `expected` is optional. `rules` may be the rules object or its text
+/// (then lines and columns are those of the text); without it the rules in force judge (a copy: simulations do
+/// not count in their coverage). Without `data`, the namespace's data as it is now (its place in the namespace's
+/// order) is used. Nothing is written. The answer: `{"results": [{"name", "allowed", "trace": [{"kind", "rule", "line", "column", "location",
 /// "expression", "outcome"}], "error"}]}`; rules that do not load give 400 with their `diagnostics`.
 extension Gateway {
     func simulateRoute(_ request: HTTPRequest, reply: RESTReply, parameters: QueryString) -> Route {
@@ -20,7 +21,9 @@ extension Gateway {
         case .failure(let refusal): return .respond(refusal.response)
         }
         let body = request.body
-        let inForce = configuration.rules.rules
+        // A copy of the rules in force, so that simulations do not count in their coverage.
+        let inForce = configuration.rules.source.flatMap { try? RuleSet(source: $0, fileName: "rules") }
+            ?? configuration.rules.rules
         return .deferred { pending in
             namespace.store.inOrder { snapshot in
                 guard snapshot.isAvailable else { return pending.respond(reply.failure(.namespaceUnavailable)) }

@@ -140,7 +140,9 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
             guard let latest = subscription.view.latest(), latest.sequence > subscription.deliveredThrough else {
                 continue
             }
-            _ = sendPush(EncodedPush(path: subscription.path, data: latest.data), tag: subscription.tag)
+            if sendPush(EncodedPush(path: subscription.path, data: latest.data), tag: subscription.tag) {
+                metrics.countDeliveries(1)
+            }
             subscription.deliveredThrough = latest.sequence
         }
     }

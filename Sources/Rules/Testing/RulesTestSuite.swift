@@ -6,7 +6,7 @@ import DataModel
 /// ```json
 /// {
 ///   "description": "what the cases cover",
-///   "rules": { "rules": { … } },            // optional: the rules, when the file carries its own
+///   "rules": { "rules": { … } },            // optional: the rules, when the file carries its own (or their text)
 ///   "data": { … }, "auth": { … }, "now": 1700000000000,   // optional defaults for every case
 ///   "cases": [
 ///     { "name": "members may post", "operation": "set", "path": "/rooms/r1/messages/m1",
@@ -52,8 +52,10 @@ public struct RulesTestSuite: Sendable {
         }
         guard case .object = document else { throw RulesTestSuiteError(message: "the cases file must be an object") }
         var suite = RulesTestSuite(description: document["description"]?.stringValue, rulesSource: nil, cases: [])
-        if let rules = document["rules"] {
-            suite.rulesSource = Array(rules.description.utf8)
+        switch document["rules"] {
+        case .string(let text)?: suite.rulesSource = Array(text.utf8)  // the rules file's text, comments and all
+        case let rules?: suite.rulesSource = Array(rules.description.utf8)
+        case nil: break
         }
         let data = document["data"] == nil ? defaultData : try readData(document["data"], context: "data")
         let defaults = CaseDefaults(
