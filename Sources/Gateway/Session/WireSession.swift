@@ -154,9 +154,16 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
         loop.execute(after: coalesceSeconds) { [self] in
             coalesceScheduled = false
             guard !webSocket.isClosed, !listens.isEmpty else { return }
-            pollLatest()
-            loop.flushPending()
-            schedulePolling()
+            // Views only polled hold no data between polls: load them at this place in the namespace's order.
+            let views = listens.values.map(\.view)
+            namespace.store.inOrder { snapshot in
+                for view in views { view.loadIfNeeded(from: snapshot) }
+                self.loop.execute { [self] in
+                    pollLatest()
+                    loop.flushPending()
+                    schedulePolling()
+                }
+            }
         }
     }
 

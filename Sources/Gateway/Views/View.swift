@@ -42,6 +42,8 @@ final class View: @unchecked Sendable {
     func receive(_ record: ChangeRecord, into deliveries: DeliveryBatch) {
         state.withLock { state in
             guard state.isLoaded else { return }
+            // Only polled (a console on a busy namespace): no work per change; the next poll loads the data.
+            guard !state.onlyPolled else { return state.unload() }
             publish(record, state: &state, into: deliveries)
         }
     }

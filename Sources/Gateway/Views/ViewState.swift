@@ -23,6 +23,21 @@ struct ViewState {
 
     var subscriberCount: Int { formatCounts.reduce(0) { $0 + $1.count } }
 
+    /// Listens that poll the latest data (``Subscription/pollsLatest``). While only they listen, the view keeps
+    /// no data between polls: a change unloads it, and the next poll loads it from the store again.
+    private(set) var pollers = 0
+
+    /// Whether the view only counts changes (its data is taken again when polled).
+    var onlyPolled: Bool { pollers > 0 && formatCounts.isEmpty }
+
+    /// Drops the data after a change while only polled: ``sequence`` still moves on.
+    mutating func unload() {
+        isLoaded = false
+        node = .empty
+        window = nil
+        sequence += 1
+    }
+
     /// The formats to encode pushes in.
     var formats: [DeliveryFormat] { formatCounts.map(\.format) }
 
@@ -41,7 +56,10 @@ struct ViewState {
     // MARK: - Membership
 
     mutating func add(_ subscription: Subscription) {
-        guard !subscription.pollsLatest else { return }
+        guard !subscription.pollsLatest else {
+            pollers += 1
+            return
+        }
         let position: Int
         if let existing = groups.firstIndex(where: { $0.loop === subscription.loop }) {
             position = existing
@@ -60,7 +78,11 @@ struct ViewState {
 
     /// Removes a subscriber.
     mutating func remove(_ subscription: Subscription) {
-        guard !subscription.pollsLatest, let position = groups.firstIndex(where: { $0.loop === subscription.loop }) else { return }
+        if subscription.pollsLatest {
+            pollers -= 1
+            return
+        }
+        guard let position = groups.firstIndex(where: { $0.loop === subscription.loop }) else { return }
         let slot = subscription.slot
         guard slot < groups[position].subscriptions.count, groups[position].subscriptions[slot] === subscription else {
             return
