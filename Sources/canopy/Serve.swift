@@ -79,6 +79,11 @@ struct Serve: ParsableCommand {
             throw ValidationError("\(error)")
         }
         apply(to: &settings)
+        let problems = ConfigurationValidation.problems(in: settings)
+        guard problems.isEmpty else {
+            let source = configPath.map { "\($0) (with the environment and flags)" } ?? "the configuration"
+            throw ValidationError("\(source): " + problems.joined(separator: "; "))
+        }
         let logger = LoggingSetup.bootstrap(format: settings.log.format, level: settings.log.level)
         let openFiles = ResourceLimits.raiseOpenFileLimit()
         logger.info("process.open_file_limit", metadata: ["limit": "\(openFiles)"])
