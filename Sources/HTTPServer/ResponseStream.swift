@@ -58,7 +58,7 @@ public final class ResponseStream: @unchecked Sendable {
     public func finish() {
         loop.assertInLoop()
         owner?.sendPlaintext(HTTPChunkedEncoding.lastChunk)
-        owner?.connection.closeAfterFlush(reason: .local("stream finished"))
+        owner?.closeAfterFlush(reason: .local("stream finished"))
     }
 
     /// Whether the stream has ended.

@@ -51,7 +51,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             let plaintext = try tls.receivedCiphertext(bytes)
             flushCiphertext()
             if !plaintext.isEmpty { plaintext.withUnsafeBytes { plaintextReceived($0) } }
-            if tls.peerClosed { connection.closeAfterFlush(reason: .peerClosed) }
+            if tls.peerClosed { closeAfterFlush(reason: .peerClosed) }
         } catch TLSError.plaintextHTTPRequest {
             let response = HTTPResponse.error(.badRequest, message: "this port speaks TLS: use https:// or wss://")
             connection.write(response.encodedClosingConnection())  // unencrypted: the peer speaks plain HTTP
@@ -119,7 +119,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             upgrade(request, makeDelegate: makeDelegate)
         case .stream(let head, _) where answeringHead:
             sendPlaintext(head.encoded())
-            connection.closeAfterFlush(reason: .local("HEAD of a stream"))
+            closeAfterFlush(reason: .local("HEAD of a stream"))
         case .stream(let head, let start):
             beginStream(head: head, start: start)
         }
@@ -172,7 +172,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
         awaitingResponse = false
         guard !answeringHead else {
             sendPlaintext(head.encoded())
-            return connection.closeAfterFlush(reason: .local("HEAD of a stream"))
+            return closeAfterFlush(reason: .local("HEAD of a stream"))
         }
         beginStream(head: head, start: start)
     }
@@ -182,7 +182,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     /// Sends `response` with `Connection: close`, then closes once it is out.
     private func respondAndClose(_ response: HTTPResponse, reason: String) {
         sendPlaintext(response.encodedClosingConnection(includingBody: !answeringHead))
-        connection.closeAfterFlush(reason: .local(reason))
+        closeAfterFlush(reason: .local(reason))
     }
 
     /// Sends plaintext bytes (encrypting them first on a TLS connection).
@@ -207,6 +207,8 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
         do {
             try tls.writePlaintext(bytes)
             flushCiphertext()
+        } catch TLSError.sessionClosed {
+            // Closing: the close_notify is on its way, and nothing may follow it.
         } catch {
             connection.close(reason: .local("TLS write failed"))
         }
@@ -216,6 +218,16 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
         while let tls, let ciphertext = tls.takeCiphertext() {
             connection.write(ciphertext)
         }
+    }
+
+    /// Closes once the output is out; over TLS after a close_notify alert (RFC 8446 §6.1), so the peer can tell the
+    /// end of the data from a truncation.
+    func closeAfterFlush(reason: CloseReason, lingerNanoseconds: UInt64 = 2_000_000_000) {
+        if let tls {
+            tls.close()
+            flushCiphertext()
+        }
+        connection.closeAfterFlush(reason: reason, lingerNanoseconds: lingerNanoseconds)
     }
 
     // MARK: - Transport events

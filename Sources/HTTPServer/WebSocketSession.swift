@@ -103,7 +103,7 @@ public final class WebSocketSession: @unchecked Sendable {
         guard !closed, let owner else { return }
         closed = true
         owner.sendPlaintext(machine.close(code: WebSocketCloseCode(rawValue: code), reason: reason))
-        owner.connection.closeAfterFlush(reason: .local("websocket close \(code)"))
+        owner.closeAfterFlush(reason: .local("websocket close \(code)"))
     }
 
     // MARK: - Events from the connection
@@ -119,7 +119,7 @@ public final class WebSocketSession: @unchecked Sendable {
                 owner?.sendPlaintext(bytes)
             case .closeConnection(let closure):
                 closed = true
-                owner?.connection.closeAfterFlush(reason: .local(closure.logDescription))
+                owner?.closeAfterFlush(reason: .local(closure.logDescription))
             }
             if owner?.connection.isClosed ?? true { return }
         }
@@ -142,7 +142,7 @@ public final class WebSocketSession: @unchecked Sendable {
         owner.connection.discardUnstartedOutput()
         closed = true
         owner.sendPlaintext(machine.close(code: .policyViolation, reason: "slow consumer"))
-        owner.connection.closeAfterFlush(reason: .slowConsumer, lingerNanoseconds: 500_000_000)
+        owner.closeAfterFlush(reason: .slowConsumer, lingerNanoseconds: 500_000_000)
     }
 
     func transportClosed(reason: CloseReason) {
