@@ -33,6 +33,10 @@ public struct GatewayConfiguration: Sendable {
     public var streamKeepAliveSeconds = 30.0
     /// Unsent bytes at which an event stream whose client stopped reading is cut off.
     public var streamCutOffBytes = 1024 * 1024
+    /// Most listens one wire connection may hold; more are refused with `limit_exceeded`.
+    public var maxListensPerConnection = 10_000
+    /// Most onDisconnect locations one wire connection may register; more are refused with `limit_exceeded`.
+    public var maxOnDisconnectPerConnection = 1_000
     /// The web console's files, served at `/.console/` (`nil`: no console).
     public var consoleAssets: StaticAssets?
     /// Server time in milliseconds since the Unix epoch (hello `ts`, server timestamps).

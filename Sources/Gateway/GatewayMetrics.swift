@@ -56,6 +56,9 @@ public final class GatewayMetrics: Sendable {
     let streamsCutOff: CoreMetrics.Counter
     /// Cluster mode: another replica's tree hash differed from this one's at the same log position.
     let divergences: CoreMetrics.Counter
+    /// Requests refused by a per-connection limit, by limit.
+    let refusedListens: CoreMetrics.Counter
+    let refusedOnDisconnects: CoreMetrics.Counter
 
     private let liveSessions: CoreMetrics.Gauge
     private let liveListens: CoreMetrics.Gauge
@@ -86,6 +89,8 @@ public final class GatewayMetrics: Sendable {
         streamsOpened = counter("canopy_event_streams_total")
         streamsCutOff = counter("canopy_event_streams_cut_off_total")
         divergences = counter("canopy_cluster_divergences_total")
+        refusedListens = counter("canopy_limit_listens_refused_total")
+        refusedOnDisconnects = counter("canopy_limit_ondisconnect_refused_total")
         liveSessions = gauge("canopy_wire_sessions")
         liveListens = gauge("canopy_listens")
         liveViews = gauge("canopy_views")

@@ -62,6 +62,8 @@ struct CanopyConfiguration: Decodable {
 
     struct Gateway: Decodable {
         var conflationThresholdBytes: Int
+        var maxListensPerConnection: Int
+        var maxOnDisconnectPerConnection: Int
     }
 
     struct REST: Decodable {
@@ -135,7 +137,9 @@ enum ConfigurationLoader {
             "secret": NSNull(), "publicKeys": NSNull(), "audience": NSNull(), "issuer": NSNull(),
             "adminToken": NSNull(), "allowUnsignedTokens": false, "clockSkewSeconds": 60,
         ] as [String: Any],
-        "gateway": ["conflationThresholdBytes": 262_144],
+        "gateway": [
+            "conflationThresholdBytes": 262_144, "maxListensPerConnection": 10_000, "maxOnDisconnectPerConnection": 1_000,
+        ],
         "rest": ["corsOrigins": [String](), "keepAliveSeconds": 30, "requireIndexes": true] as [String: Any],
         "rules": ["path": "Config/database.rules.json", "allowOpen": false, "explainDenials": false] as [String: Any],
         "log": ["format": "text", "level": "info"],

@@ -44,6 +44,8 @@ enum ConfigurationValidation {
         check("data.maxNamespaces", settings.data.maxNamespaces, 1...100_000)
         check("auth.clockSkewSeconds", settings.auth.clockSkewSeconds, 0...3_600)
         check("gateway.conflationThresholdBytes", settings.gateway.conflationThresholdBytes, 0...maxBytes)
+        check("gateway.maxListensPerConnection", settings.gateway.maxListensPerConnection, 1...10_000_000)
+        check("gateway.maxOnDisconnectPerConnection", settings.gateway.maxOnDisconnectPerConnection, 1...10_000_000)
         check("rest.keepAliveSeconds", settings.rest.keepAliveSeconds, 0.001...3_600)
         check("log.format", settings.log.format, in: ["text", "json"])
         check("log.level", settings.log.level, in: Logger.Level.allCases.map(\.rawValue))

@@ -34,6 +34,8 @@ enum GatewaySettings {
         }
         configuration.fsyncPolicy = fsync
         configuration.conflationThresholdBytes = max(0, settings.gateway.conflationThresholdBytes)
+        configuration.maxListensPerConnection = settings.gateway.maxListensPerConnection
+        configuration.maxOnDisconnectPerConnection = settings.gateway.maxOnDisconnectPerConnection
         configuration.corsOrigins = settings.rest.corsOrigins
         guard settings.rest.keepAliveSeconds > 0 else { throw ValidationError("rest.keepAliveSeconds must be positive") }
         configuration.streamKeepAliveSeconds = settings.rest.keepAliveSeconds

@@ -249,6 +249,13 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
             send(.ok(request))
             recheckListens()
         case .listen(let listen):
+            guard listens[listen.key] != nil || listens.count < gateway.configuration.maxListensPerConnection else {
+                metrics.refusedListens.increment()
+                let limit = gateway.configuration.maxListensPerConnection
+                send(.failure(request, status: .limitExceeded,
+                              message: "at most \(limit) listens per connection (gateway.maxListensPerConnection)"))
+                return
+            }
             self.listen(listen, request: request)
         case .unlisten(let unlisten):
             if let subscription = listens.removeValue(forKey: unlisten.key) { detach(subscription) }
@@ -288,9 +295,20 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
                 loop.execute { self.deny(request) }
                 return
             }
-            let queued = onDisconnect.withLock { queue in
-                remember(&queue)
+            let limit = gateway.configuration.maxOnDisconnectPerConnection
+            let queued = onDisconnect.withLock { queue -> OnDisconnectQueue? in
+                var grown = queue
+                remember(&grown)
+                guard grown.entries.count <= limit else { return nil }
+                queue = grown
                 return queue
+            }
+            guard let queued else {
+                metrics.refusedOnDisconnects.increment()
+                return loop.execute {
+                    self.send(.failure(request, status: .limitExceeded, message:
+                        "at most \(limit) onDisconnect locations per connection (gateway.maxOnDisconnectPerConnection)"))
+                }
             }
             armAcrossCluster(queued) { [self] in loop.execute { self.send(.ok(request)) } }
         }

@@ -101,6 +101,8 @@ public struct ResponseStatus: RawRepresentable, Sendable, Hashable, CustomString
     public static let unavailable = ResponseStatus(rawValue: "unavailable")
     /// A write above the write size limit (spelling **UNCONFIRMED**, inferred from the SDKs' error text).
     public static let writeTooBig = ResponseStatus(rawValue: "write_too_big")
+    /// A per-connection limit refused the request (a Canopy status; SDKs report it as the operation's error).
+    public static let limitExceeded = ResponseStatus(rawValue: "limit_exceeded")
 
     /// The wire text.
     public var description: String { rawValue }
