@@ -37,6 +37,9 @@ public struct GatewayConfiguration: Sendable {
     public var maxListensPerConnection = 10_000
     /// Most onDisconnect locations one wire connection may register; more are refused with `limit_exceeded`.
     public var maxOnDisconnectPerConnection = 1_000
+    /// Most `auth` requests one wire connection may make a second (with as many saved up); more are refused
+    /// with `limit_exceeded`.
+    public var maxAuthAttemptsPerSecond = 10
     /// The web console's files, served at `/.console/` (`nil`: no console).
     public var consoleAssets: StaticAssets?
     /// Server time in milliseconds since the Unix epoch (hello `ts`, server timestamps).

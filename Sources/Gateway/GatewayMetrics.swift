@@ -59,6 +59,7 @@ public final class GatewayMetrics: Sendable {
     /// Requests refused by a per-connection limit, by limit.
     let refusedListens: CoreMetrics.Counter
     let refusedOnDisconnects: CoreMetrics.Counter
+    let refusedAuths: CoreMetrics.Counter
 
     private let liveSessions: CoreMetrics.Gauge
     private let liveListens: CoreMetrics.Gauge
@@ -91,6 +92,7 @@ public final class GatewayMetrics: Sendable {
         divergences = counter("canopy_cluster_divergences_total")
         refusedListens = counter("canopy_limit_listens_refused_total")
         refusedOnDisconnects = counter("canopy_limit_ondisconnect_refused_total")
+        refusedAuths = counter("canopy_limit_auth_refused_total")
         liveSessions = gauge("canopy_wire_sessions")
         liveListens = gauge("canopy_listens")
         liveViews = gauge("canopy_views")

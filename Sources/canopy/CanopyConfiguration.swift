@@ -64,6 +64,7 @@ struct CanopyConfiguration: Decodable {
         var conflationThresholdBytes: Int
         var maxListensPerConnection: Int
         var maxOnDisconnectPerConnection: Int
+        var maxAuthAttemptsPerSecond: Int
     }
 
     struct REST: Decodable {
@@ -139,6 +140,7 @@ enum ConfigurationLoader {
         ] as [String: Any],
         "gateway": [
             "conflationThresholdBytes": 262_144, "maxListensPerConnection": 10_000, "maxOnDisconnectPerConnection": 1_000,
+            "maxAuthAttemptsPerSecond": 10,
         ],
         "rest": ["corsOrigins": [String](), "keepAliveSeconds": 30, "requireIndexes": true] as [String: Any],
         "rules": ["path": "Config/database.rules.json", "allowOpen": false, "explainDenials": false] as [String: Any],

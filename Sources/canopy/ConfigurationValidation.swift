@@ -46,6 +46,7 @@ enum ConfigurationValidation {
         check("gateway.conflationThresholdBytes", settings.gateway.conflationThresholdBytes, 0...maxBytes)
         check("gateway.maxListensPerConnection", settings.gateway.maxListensPerConnection, 1...10_000_000)
         check("gateway.maxOnDisconnectPerConnection", settings.gateway.maxOnDisconnectPerConnection, 1...10_000_000)
+        check("gateway.maxAuthAttemptsPerSecond", settings.gateway.maxAuthAttemptsPerSecond, 1...10_000)
         check("rest.keepAliveSeconds", settings.rest.keepAliveSeconds, 0.001...3_600)
         check("log.format", settings.log.format, in: ["text", "json"])
         check("log.level", settings.log.level, in: Logger.Level.allCases.map(\.rawValue))

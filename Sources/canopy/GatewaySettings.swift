@@ -36,6 +36,7 @@ enum GatewaySettings {
         configuration.conflationThresholdBytes = max(0, settings.gateway.conflationThresholdBytes)
         configuration.maxListensPerConnection = settings.gateway.maxListensPerConnection
         configuration.maxOnDisconnectPerConnection = settings.gateway.maxOnDisconnectPerConnection
+        configuration.maxAuthAttemptsPerSecond = settings.gateway.maxAuthAttemptsPerSecond
         configuration.corsOrigins = settings.rest.corsOrigins
         guard settings.rest.keepAliveSeconds > 0 else { throw ValidationError("rest.keepAliveSeconds must be positive") }
         configuration.streamKeepAliveSeconds = settings.rest.keepAliveSeconds

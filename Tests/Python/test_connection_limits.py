@@ -69,3 +69,21 @@ async def test_ondisconnect_locations_over_the_limit_are_refused_and_only_the_ac
         assert metric(port, "canopy_limit_ondisconnect_refused_total") == 1
     finally:
         await watcher.close()
+
+
+async def test_auth_attempts_over_the_rate_are_refused_and_neighbours_unaffected(start_server, tmp_path):
+    config = tmp_path / "canopy.json"
+    config.write_text(json.dumps({"gateway": {"maxAuthAttemptsPerSecond": 5}}))
+    port = start_server("--config", str(config)).port
+    guesser = await WireClient.connect(port, "limits-auth")
+    neighbour = await WireClient.connect(port, "limits-auth")
+    try:
+        pending = [await guesser.send_request("auth", {"cred": f"guess-{index}"}) for index in range(30)]
+        statuses = [(await guesser.wait_response(future)).status for future in pending]
+        assert statuses[:5] == ["invalid_token"] * 5, statuses
+        assert statuses.count("limit_exceeded") >= 20, statuses
+        assert (await neighbour.auth("owner")).status == "ok"
+        assert metric(port, "canopy_limit_auth_refused_total") == statuses.count("limit_exceeded")
+    finally:
+        await guesser.close()
+        await neighbour.close()

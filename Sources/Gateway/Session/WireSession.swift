@@ -35,6 +35,8 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     private let coalesceSeconds: Double?
     /// Whether a coalesced catch-up is scheduled.
     private var coalesceScheduled = false
+    /// Paces `auth` requests (``GatewayConfiguration/maxAuthAttemptsPerSecond``).
+    private var authAttempts: TokenBucket
     /// Copied from the configuration: read once per push delivery.
     private let conflationThresholdBytes: Int
     let metrics: GatewayMetrics
@@ -59,6 +61,8 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
         self.webSocket = webSocket
         self.openedByCrossSitePage = openedByCrossSitePage
         self.coalesceSeconds = coalesceSeconds
+        let authRate = Double(gateway.configuration.maxAuthAttemptsPerSecond)
+        authAttempts = TokenBucket(rate: authRate, burst: authRate)
         self.namespace = namespace
         self.gateway = gateway
         self.loop = webSocket.loop
@@ -243,6 +247,13 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
         case .stats, .appCheck, .unappCheck:
             send(.ok(request))
         case .auth(let auth):
+            guard authAttempts.take(now: MonotonicClock.nowNanoseconds()) else {
+                metrics.refusedAuths.increment()
+                let limit = gateway.configuration.maxAuthAttemptsPerSecond
+                send(.failure(request, status: .limitExceeded,
+                              message: "at most \(limit) auth attempts a second (gateway.maxAuthAttemptsPerSecond)"))
+                return
+            }
             authenticate(auth, request: request)
         case .unauth:
             changeIdentity(to: .unauthenticated)
