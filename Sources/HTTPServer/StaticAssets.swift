@@ -1,5 +1,6 @@
 import HTTP1
 import Primitives
+import WebSocket
 import WebSocketDeflate
 
 #if canImport(Glibc)
@@ -56,7 +57,7 @@ public struct StaticAssets: Sendable {
             "X-Content-Type-Options": "nosniff", "Vary": "Accept-Encoding",
         ]
         if let tags = head.headers["If-None-Match"],
-            tags.split(separator: ",").contains(where: { Self.trimmed($0) == asset.etag || Self.trimmed($0) == "*" })
+            HTTPFieldList.elements(of: [tags]).contains(where: { $0 == asset.etag || $0 == "*" })
         {
             return HTTPResponse(status: .notModified, headers: headers)
         }
@@ -69,15 +70,10 @@ public struct StaticAssets: Sendable {
 
     private static func acceptsGzip(_ header: String?) -> Bool {
         guard let header else { return false }
-        return header.split(separator: ",").contains { coding in
-            let parts = coding.split(separator: ";").map { Self.trimmed($0).lowercased() }
+        return HTTPFieldList.elements(of: [header]).contains { coding in
+            let parts = coding.split(separator: ";").map { HTTPFieldList.trimmingWhitespace($0).lowercased() }
             return parts.first == "gzip" && !parts.dropFirst().contains { $0 == "q=0" || $0 == "q=0.0" }
         }
-    }
-
-    private static func trimmed(_ text: Substring) -> Substring {
-        text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()
-            .reduce(into: "") { $0.append($1) }[...]
     }
 
     static func contentType(of path: String) -> String {

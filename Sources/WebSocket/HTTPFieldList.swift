@@ -1,8 +1,8 @@
 /// Helpers for HTTP list-valued header fields (RFC 9110 §5.6.1: `#element` lists separated by commas, with optional
 /// whitespace), shared by the server and client handshakes.
-enum HTTPFieldList {
+package enum HTTPFieldList {
     /// The non-empty, whitespace-trimmed elements of every line of a comma-separated field.
-    static func elements(of lines: [String]) -> [Substring] {
+    package static func elements(of lines: [String]) -> [Substring] {
         var result: [Substring] = []
         for line in lines {
             for element in line.split(separator: ",", omittingEmptySubsequences: true) {
@@ -20,7 +20,7 @@ enum HTTPFieldList {
     }
 
     /// `value` without leading and trailing spaces and tabs.
-    static func trimmingWhitespace(_ value: Substring) -> Substring {
+    package static func trimmingWhitespace(_ value: Substring) -> Substring {
         var value = value
         while let first = value.first, first == " " || first == "\t" { value.removeFirst() }
         while let last = value.last, last == " " || last == "\t" { value.removeLast() }

@@ -28,25 +28,20 @@ enum GatewaySettings {
             throw ValidationError("data.defaultNamespace must be 1-63 of a-z A-Z 0-9 - _")
         }
         configuration.defaultNamespace = settings.data.defaultNamespace
-        configuration.maxNamespaces = max(1, settings.data.maxNamespaces)
+        configuration.maxNamespaces = settings.data.maxNamespaces
         guard let fsync = FsyncPolicy(parsing: settings.data.fsync) else {
             throw ValidationError("data.fsync must be always, interval:MILLISECONDS or none")
         }
         configuration.fsyncPolicy = fsync
-        configuration.conflationThresholdBytes = max(0, settings.gateway.conflationThresholdBytes)
+        configuration.conflationThresholdBytes = settings.gateway.conflationThresholdBytes
         configuration.maxListensPerConnection = settings.gateway.maxListensPerConnection
         configuration.maxOnDisconnectPerConnection = settings.gateway.maxOnDisconnectPerConnection
         configuration.maxAuthAttemptsPerSecond = settings.gateway.maxAuthAttemptsPerSecond
         configuration.corsOrigins = settings.rest.corsOrigins
-        guard settings.rest.keepAliveSeconds > 0 else { throw ValidationError("rest.keepAliveSeconds must be positive") }
         configuration.streamKeepAliveSeconds = settings.rest.keepAliveSeconds
         configuration.restRequiresIndexes = settings.rest.requireIndexes
         configuration.streamCutOffBytes = max(1, settings.outbound.highWaterMarkBytes)
         if !settings.cluster.nats.isEmpty {
-            guard settings.cluster.replicas >= 1 else { throw ValidationError("cluster.replicas must be at least 1") }
-            guard settings.cluster.snapshotEvery >= 0 else {
-                throw ValidationError("cluster.snapshotEvery must be 0 (never) or a number of log positions")
-            }
             let cluster: NATSCluster
             do {
                 cluster = try NATSCluster(urls: settings.cluster.nats, replicas: settings.cluster.replicas,

@@ -33,8 +33,8 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     let openedByCrossSitePage: Bool
     /// `coalesce=MS`: each listen gets at most one push per this many seconds, its view's latest data.
     private let coalesceSeconds: Double?
-    /// Whether a coalesced catch-up is scheduled.
-    private var coalesceScheduled = false
+    /// Whether the next poll of the listens is scheduled.
+    private var pollScheduled = false
     /// Paces `auth` requests (``GatewayConfiguration/maxAuthAttemptsPerSecond``).
     private var authAttempts: TokenBucket
     /// Copied from the configuration: read once per push delivery.
@@ -153,10 +153,10 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
 
     /// Polls the listens every interval for as long as the connection is open (once started).
     private func schedulePolling() {
-        guard let coalesceSeconds, !coalesceScheduled else { return }
-        coalesceScheduled = true
+        guard let coalesceSeconds, !pollScheduled else { return }
+        pollScheduled = true
         loop.execute(after: coalesceSeconds) { [self] in
-            coalesceScheduled = false
+            pollScheduled = false
             guard !webSocket.isClosed, !listens.isEmpty else { return }
             // Views only polled hold no data between polls: load them at this place in the namespace's order.
             let views = listens.values.map(\.view)
