@@ -33,7 +33,7 @@ def start_server(binary: str, directory: Path) -> tuple[subprocess.Popen, int]:
     port_file = directory / "port"
     process = subprocess.Popen(
         [binary, "serve", "--host", "127.0.0.1", "--port", "0", "--port-file", str(port_file),
-         "--data-dir", str(directory / "data"), "--log-level", "warning"],
+         "--data-dir", str(directory / "data"), "--log-level", "warning", "--namespaces", "*"],
         cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:

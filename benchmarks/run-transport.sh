@@ -113,7 +113,7 @@ start_server() {
                 read -r -a args <<< "${CANOPY_SERVE_ARGS//\{PORT_FILE\}/$port_file}"
             else
                 args=(serve --host 127.0.0.1 --port 0 --port-file "$port_file" --data-dir "$out/canopy-data"
-                    --echo-path /echo --broadcast-path /broadcast)
+                    --namespaces '*' --echo-path /echo --broadcast-path /broadcast)
             fi
             "$canopy_bin" "${args[@]}" "${canopy_extra[@]}" > "$log" 2>&1 &
             ;;

@@ -24,7 +24,7 @@ start_canopy() {
     local port_file="$dir/$name.port" data="$dir/$name-data" log="$dir/$name-server.log" deadline=$((SECONDS + 30))
     rm -rf "$port_file" "$data"
     "$binary" serve --host 127.0.0.1 --port 0 --port-file "$port_file" --data-dir "$data" --log-level warning \
-        "$@" > "$log" 2>&1 &
+        --namespaces '*' "$@" > "$log" 2>&1 &
     server_pid=$!
     until [[ -s $port_file ]]; do
         if ! kill -0 "$server_pid" 2>/dev/null || (( SECONDS > deadline )); then

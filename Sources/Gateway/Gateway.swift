@@ -68,8 +68,12 @@ public final class Gateway: Router {
         let parameters = ConnectionParameters(query: request.head.query ?? "")
         let name = parameters.namespace.flatMap { $0.isEmpty ? nil : $0 } ?? configuration.defaultNamespace
         let namespace: Namespace
-        switch self.namespace(named: name) {
+        switch self.namespace(named: name, mayCreate: upgradeCarriesAdminCredential(request.head)) {
         case .success(let opened): namespace = opened
+        case .failure(.notCreated(let name)):
+            metrics.namespacesRefused.increment()
+            let reason = NamespaceProblem.notCreated(name).description
+            return .webSocket { _ in RefusedSession(reason: reason) }
         case .failure(let problem): return .respond(problem.response)
         }
         let host = request.head.headers["Host"] ?? "localhost"
@@ -86,7 +90,7 @@ public final class Gateway: Router {
     /// refuses to start when the data directory is locked or damaged).
     public func openDefaultNamespace() throws {
         let name = configuration.defaultNamespace
-        switch namespace(named: name) {
+        switch namespace(named: name, mayCreate: true) {
         case .failure(let problem): throw problem
         case .success(let namespace):
             if let failure = namespace.store.waitUntilLoaded() { throw NamespaceProblem.storeFailed(name, failure) }
@@ -96,10 +100,17 @@ public final class Gateway: Router {
     /// The namespace called `name`, opened on first use. Its store loads from disk on its own sequencer, so no
     /// event loop and no other namespace waits for it; its clients' operations queue behind the load. A namespace
     /// that fails to load is closed again (its operations fail) and retried by the next connection.
-    func namespace(named name: String) -> Result<Namespace, NamespaceProblem> {
+    ///
+    /// A namespace that does not exist yet is created only when `mayCreate` (the caller holds the admin
+    /// credential), when it is the default one, or when ``GatewayConfiguration/namespaceAllowList`` names it;
+    /// otherwise nothing is opened and nothing is written to disk.
+    func namespace(named name: String, mayCreate: Bool) -> Result<Namespace, NamespaceProblem> {
         guard DataDirectory.isValidNamespace(name) else { return .failure(.invalidName(name)) }
         return namespaces.withLock { open in
             if let namespace = open[name] { return .success(namespace) }
+            guard mayCreate || name == configuration.defaultNamespace || configuration.namespaceAllowList.allows(name)
+                || configuration.dataDirectory.map({ DataDirectory.holdsNamespace($0, namespace: name) }) == true
+            else { return .failure(.notCreated(name)) }
             guard open.count < configuration.maxNamespaces else { return .failure(.tooMany(configuration.maxNamespaces)) }
             var storeConfiguration = StoreConfiguration(clock: configuration.clock,
                                                         rulesCompiler: rulesCompiler(namespace: name))
@@ -257,12 +268,17 @@ public final class Gateway: Router {
 /// Why a connection's namespace is not available.
 enum NamespaceProblem: Error, CustomStringConvertible {
     case invalidName(String)
+    /// The namespace does not exist, and the caller may not create it.
+    case notCreated(String)
     case tooMany(Int)
     case storeFailed(String, JournalError)
 
     var description: String {
         switch self {
         case .invalidName(let name): return "invalid namespace \"\(name.prefix(80))\": use 1-63 of a-z A-Z 0-9 - _"
+        case .notCreated(let name):
+            return "namespace \(name) does not exist: namespaces are created with the admin credential or listed "
+                + "in the server's data.namespaces"
         case .tooMany(let limit): return "too many namespaces open (limit \(limit))"
         case .storeFailed(let name, let error): return "namespace \(name) is unavailable: \(error)"
         }
@@ -271,6 +287,7 @@ enum NamespaceProblem: Error, CustomStringConvertible {
     var response: HTTPResponse {
         switch self {
         case .invalidName: return .error(.badRequest, message: description)
+        case .notCreated: return .error(.notFound, message: description)
         case .tooMany, .storeFailed: return .error(.serviceUnavailable, message: description)
         }
     }

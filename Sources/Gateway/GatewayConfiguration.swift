@@ -12,6 +12,8 @@ public struct GatewayConfiguration: Sendable {
     public var replicatedLog: (@Sendable (_ namespace: String) -> any ReplicatedLog)?
     /// The namespace for connections that name none (`ns` missing or empty).
     public var defaultNamespace = DataDirectory.defaultNamespace
+    /// The namespaces any client may create; others are created only with the admin credential.
+    public var namespaceAllowList = NamespaceAllowList([])
     /// Most namespaces open at once; a connection naming another one is refused with 503.
     public var maxNamespaces = 64
     /// When acknowledged writes reach the disk.
@@ -37,6 +39,8 @@ public struct GatewayConfiguration: Sendable {
     public var maxListensPerConnection = 10_000
     /// Most onDisconnect locations one wire connection may register; more are refused with `limit_exceeded`.
     public var maxOnDisconnectPerConnection = 1_000
+    /// Most requests one wire connection may have awaiting their answers; more are refused with `limit_exceeded`.
+    public var maxOutstandingRequestsPerConnection = 10_000
     /// Most `auth` requests one wire connection may make a second (with as many saved up); more are refused
     /// with `limit_exceeded`.
     public var maxAuthAttemptsPerSecond = 10

@@ -60,6 +60,9 @@ public final class GatewayMetrics: Sendable {
     let refusedListens: CoreMetrics.Counter
     let refusedOnDisconnects: CoreMetrics.Counter
     let refusedAuths: CoreMetrics.Counter
+    let refusedOutstanding: CoreMetrics.Counter
+    /// Connections and requests refused because they named a namespace that does not exist and may not create it.
+    let namespacesRefused: CoreMetrics.Counter
 
     private let liveSessions: CoreMetrics.Gauge
     private let liveListens: CoreMetrics.Gauge
@@ -93,6 +96,8 @@ public final class GatewayMetrics: Sendable {
         refusedListens = counter("canopy_limit_listens_refused_total")
         refusedOnDisconnects = counter("canopy_limit_ondisconnect_refused_total")
         refusedAuths = counter("canopy_limit_auth_refused_total")
+        refusedOutstanding = counter("canopy_limit_outstanding_refused_total")
+        namespacesRefused = counter("canopy_namespaces_refused_total")
         liveSessions = gauge("canopy_wire_sessions")
         liveListens = gauge("canopy_listens")
         liveViews = gauge("canopy_views")

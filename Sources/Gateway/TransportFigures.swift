@@ -7,6 +7,7 @@ struct TransportFigures {
     let accepted: UInt64
     let refused: UInt64
     let slowConsumers: UInt64
+    let inboundRateCloses: UInt64
     let bytesWritten: UInt64
 
     init(_ server: HTTPServer) {
@@ -14,6 +15,7 @@ struct TransportFigures {
         accepted = server.metrics.accepted.load
         refused = server.refusedConnections
         slowConsumers = server.metrics.slowConsumers.load
+        inboundRateCloses = server.metrics.inboundRateCloses.load
         bytesWritten = server.eventLoops.loops.reduce(0) { $0 + $1.bytesWritten.load }
     }
 
@@ -27,6 +29,7 @@ struct TransportFigures {
         add("canopy_connections_accepted_total", "counter", "\(accepted)")
         add("canopy_connections_refused_total", "counter", "\(refused)")
         add("canopy_slow_consumers_dropped_total", "counter", "\(slowConsumers)")
+        add("canopy_limit_inbound_rate_closed_total", "counter", "\(inboundRateCloses)")
         add("canopy_bytes_written_total", "counter", "\(bytesWritten)")
         return Array(text.utf8)
     }

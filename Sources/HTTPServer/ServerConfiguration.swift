@@ -27,6 +27,8 @@ public struct ServerConfiguration: Sendable {
     public var compressionThresholdBytes = 64
     /// Allowed `Origin` values for WebSocket upgrades; empty allows any.
     public var allowedOrigins: [String] = []
+    /// How fast each peer may send; `nil`: no limit.
+    public var inboundRateLimit: InboundRateLimit?
     /// Outbound water marks per connection.
     public var outboundLimits = OutboundLimits()
     /// Graceful shutdown waits at most this long for peers to close. Default 10 s.

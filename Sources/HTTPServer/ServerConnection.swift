@@ -37,6 +37,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
         self.handshakeTimeout = MonotonicClock.nanoseconds(fromSeconds: server.configuration.handshakeTimeoutSeconds)
         connection.limits = server.configuration.outboundLimits
         connection.idleTimeoutNanoseconds = MonotonicClock.nanoseconds(fromSeconds: server.configuration.idleTimeoutSeconds)
+        connection.inboundRateLimit = server.configuration.inboundRateLimit
         connection.handshakeDeadline = MonotonicClock.nowNanoseconds() &+ handshakeTimeout
     }
 
@@ -247,6 +248,15 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             session.cutOffSlowConsumer()
         } else {
             connection.close(reason: .slowConsumer)
+        }
+    }
+
+    func connectionDidExceedInboundRate(_ connection: Connection) {
+        server.metrics.inboundRateCloses.increment()
+        if case .webSocket(let session) = mode {
+            session.closeForInboundRate()
+        } else {
+            connection.close(reason: .inboundRateExceeded)
         }
     }
 

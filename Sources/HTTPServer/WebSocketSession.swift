@@ -46,6 +46,19 @@ public final class WebSocketSession: @unchecked Sendable {
     /// Whether the session has ended or is closing.
     public var isClosed: Bool { closed }
 
+    /// Stops reading the peer's messages until ``resumeReading()`` (backpressure on a client that asks faster than
+    /// it is answered).
+    public func pauseReading() {
+        loop.assertInLoop()
+        if !closed { connection.pauseReading() }
+    }
+
+    /// Reads the peer's messages again after ``pauseReading()``.
+    public func resumeReading() {
+        loop.assertInLoop()
+        if !closed { connection.resumeReading() }
+    }
+
     // MARK: - Sending
 
     /// Sends a message through the state machine (compressed when negotiated and large enough).
@@ -143,6 +156,14 @@ public final class WebSocketSession: @unchecked Sendable {
         closed = true
         owner.sendPlaintext(machine.close(code: .policyViolation, reason: "slow consumer"))
         owner.closeAfterFlush(reason: .slowConsumer, lingerNanoseconds: 500_000_000)
+    }
+
+    /// The peer sent faster than its inbound rate limit for too long: close 1008 with the reason.
+    func closeForInboundRate() {
+        guard let owner else { return }
+        closed = true
+        owner.sendPlaintext(machine.close(code: .policyViolation, reason: "inbound rate limit exceeded"))
+        owner.closeAfterFlush(reason: .inboundRateExceeded, lingerNanoseconds: 500_000_000)
     }
 
     func transportClosed(reason: CloseReason) {

@@ -15,6 +15,11 @@ public enum DataDirectory {
         return bytes.allSatisfy(ASCIIBytes.isWordOrDash)
     }
 
+    /// Whether `dataDirectory` holds a directory for `namespace` (it was created before).
+    public static func holdsNamespace(_ dataDirectory: String, namespace: String) -> Bool {
+        namespaceDirectory(dataDirectory, namespace: namespace).map(FileSystem.isDirectory) ?? false
+    }
+
     /// The directory of `namespace` inside `dataDirectory`, or `nil` when the name is not valid.
     public static func namespaceDirectory(_ dataDirectory: String, namespace: String) -> String? {
         guard isValidNamespace(namespace) else { return nil }

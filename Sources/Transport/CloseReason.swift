@@ -12,6 +12,8 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
     case idleTimeout
     /// The peer read too slowly: pending outbound bytes passed the hard limit.
     case slowConsumer
+    /// The peer sent faster than its ``InboundRateLimit`` for too long.
+    case inboundRateExceeded
     /// The server is shutting down.
     case shutdown
 
@@ -23,6 +25,7 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
         case .handshakeTimeout: "handshake timeout"
         case .idleTimeout: "idle timeout"
         case .slowConsumer: "slow consumer"
+        case .inboundRateExceeded: "inbound rate limit exceeded"
         case .shutdown: "shutdown"
         }
     }
@@ -36,6 +39,7 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
         case .handshakeTimeout: "handshake_timeout"
         case .idleTimeout: "idle_timeout"
         case .slowConsumer: "slow_consumer"
+        case .inboundRateExceeded: "inbound_rate"
         case .shutdown: "shutdown"
         }
     }

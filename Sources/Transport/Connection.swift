@@ -28,6 +28,10 @@ public final class Connection: @unchecked Sendable {
     public var limits = OutboundLimits()
     /// Close (or notify the handler) after this long without reading anything; 0 disables it.
     public var idleTimeoutNanoseconds: UInt64 = 0
+    /// How fast the peer may send; `nil`: as fast as it likes. Set before ``start()``.
+    public var inboundRateLimit: InboundRateLimit? {
+        didSet { inboundBucket = inboundRateLimit.map { InboundBucket(limit: $0, now: MonotonicClock.nowNanoseconds()) } }
+    }
     /// A deadline (monotonic ns) the upper layer sets while a handshake is in progress; passing it
     /// closes the connection with `.handshakeTimeout`. `nil` when no handshake is pending.
     public var handshakeDeadline: UInt64?
@@ -42,6 +46,7 @@ public final class Connection: @unchecked Sendable {
     private var waitingForWritable = false
     private var readSuspended = false
     private var readPausedByUser = false
+    private var inboundBucket: InboundBucket?
     private var flushQueuedFlag = false
     private var aboveLowWater = false
     private var overLimitReported = false
@@ -114,17 +119,24 @@ public final class Connection: @unchecked Sendable {
                 close(reason: .ioError(error))
                 break
             }
-            guard case .processed(let count) = result else { break }
+            guard case .processed(let count) = result else {
+                inboundBucket?.socketDrained()
+                break
+            }
             if count == 0 {
                 close(reason: .peerClosed)
                 break
             }
             budget -= count
             lastReadNanoseconds = MonotonicClock.nowNanoseconds()
+            if inboundBucket?.take(count, now: lastReadNanoseconds) == true { updateReadInterest() }
             handler?.connection(self, didRead: UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
             // A short read drained the socket: skip the read that would only return EAGAIN (one system call per
             // event saved). Bytes arriving later are reported again (level-triggered).
-            if count < loop.readBuffer.count { break }
+            if count < loop.readBuffer.count {
+                inboundBucket?.socketDrained()
+                break
+            }
         }
     }
 
@@ -145,7 +157,7 @@ public final class Connection: @unchecked Sendable {
     private func updateReadInterest() {
         guard !isClosed else { return }
         readSuspended = readPausedByUser || outbound.pendingBytes > limits.highWaterMark
-            || closeAfterFlushReason != nil
+            || closeAfterFlushReason != nil || inboundBucket?.isEmpty == true
         updatePollerInterest()
     }
 
@@ -269,6 +281,16 @@ public final class Connection: @unchecked Sendable {
         if let deadline = handshakeDeadline, now >= deadline {
             close(reason: .handshakeTimeout)
             return
+        }
+        if inboundBucket?.isEmpty == true {
+            inboundBucket?.refill(now: now)
+            if inboundBucket?.isThrottledTooLong(now: now) == true {
+                if let handler { handler.connectionDidExceedInboundRate(self) } else { close(reason: .inboundRateExceeded) }
+                return
+            }
+            if inboundBucket?.isEmpty == false { updateReadInterest() }
+            // Waiting for the bucket is not idleness.
+            lastReadNanoseconds = now
         }
         if idleTimeoutNanoseconds > 0, now &- lastReadNanoseconds >= idleTimeoutNanoseconds {
             lastReadNanoseconds = now

@@ -13,6 +13,10 @@ public protocol ConnectionHandler: AnyObject {
     /// `.slowConsumer`; a WebSocket layer first queues a close frame.
     func connectionDidExceedOutboundLimit(_ connection: Connection)
 
+    /// The peer kept sending faster than the connection's ``InboundRateLimit`` for too long. The default closes the
+    /// connection with `.inboundRateExceeded`; a WebSocket layer first queues a close frame.
+    func connectionDidExceedInboundRate(_ connection: Connection)
+
     /// Pending outbound bytes fell back below the low-water mark after having been above it.
     func connectionDidDrain(_ connection: Connection)
 
@@ -30,6 +34,10 @@ extension ConnectionHandler {
 
     public func connectionDidExceedOutboundLimit(_ connection: Connection) {
         connection.close(reason: .slowConsumer)
+    }
+
+    public func connectionDidExceedInboundRate(_ connection: Connection) {
+        connection.close(reason: .inboundRateExceeded)
     }
 
     public func connectionDidDrain(_ connection: Connection) {}

@@ -15,6 +15,11 @@ struct CanopyConfiguration: Decodable {
         var maxHeaderBytes: Int
         var maxBodyBytes: Int
         var allowedOrigins: [String]
+        /// Bytes a second each connection may send (0: no limit), what it may send at once, and how long it may
+        /// stay throttled before it is closed.
+        var maxInboundBytesPerSecond: Int
+        var inboundBurstBytes: Int
+        var inboundThrottleSeconds: Double
         var echoPath: String?
         var broadcastPath: String?
     }
@@ -47,6 +52,8 @@ struct CanopyConfiguration: Decodable {
         var directory: String
         var defaultNamespace: String
         var maxNamespaces: Int
+        /// Namespaces any client may create (names, or patterns with `*`); others need the admin credential.
+        var namespaces: [String]
         var fsync: String
     }
 
@@ -65,6 +72,7 @@ struct CanopyConfiguration: Decodable {
         var maxListensPerConnection: Int
         var maxOnDisconnectPerConnection: Int
         var maxAuthAttemptsPerSecond: Int
+        var maxOutstandingRequestsPerConnection: Int
     }
 
     struct REST: Decodable {
@@ -126,13 +134,15 @@ enum ConfigurationLoader {
             "host": "127.0.0.1", "port": 9000, "eventLoops": 0, "maxConnections": 50000,
             "idleTimeoutSeconds": 120, "handshakeTimeoutSeconds": 10, "shutdownDeadlineSeconds": 10,
             "maxRequestLineBytes": 8192, "maxHeaderBytes": 16384, "maxBodyBytes": 16_777_216,
-            "allowedOrigins": [String](), "echoPath": NSNull(), "broadcastPath": NSNull(),
+            "allowedOrigins": [String](), "maxInboundBytesPerSecond": 8_388_608, "inboundBurstBytes": 33_554_432,
+            "inboundThrottleSeconds": 30, "echoPath": NSNull(), "broadcastPath": NSNull(),
         ] as [String: Any],
         "webSocket": ["maxMessageBytes": 16_777_216, "permessageDeflate": true, "compressionThresholdBytes": 64],
         "outbound": ["lowWaterMarkBytes": 262_144, "highWaterMarkBytes": 1_048_576, "hardLimitBytes": 8_388_608],
         "tls": ["enabled": false, "port": 9443, "certificate": "", "privateKey": ""] as [String: Any],
         "data": [
-            "directory": "data", "defaultNamespace": "default", "maxNamespaces": 64, "fsync": "always",
+            "directory": "data", "defaultNamespace": "default", "maxNamespaces": 64, "namespaces": [String](),
+            "fsync": "always",
         ] as [String: Any],
         "auth": [
             "secret": NSNull(), "publicKeys": NSNull(), "audience": NSNull(), "issuer": NSNull(),
@@ -140,7 +150,7 @@ enum ConfigurationLoader {
         ] as [String: Any],
         "gateway": [
             "conflationThresholdBytes": 262_144, "maxListensPerConnection": 10_000, "maxOnDisconnectPerConnection": 1_000,
-            "maxAuthAttemptsPerSecond": 10,
+            "maxAuthAttemptsPerSecond": 10, "maxOutstandingRequestsPerConnection": 10_000,
         ],
         "rest": ["corsOrigins": [String](), "keepAliveSeconds": 30, "requireIndexes": true] as [String: Any],
         "rules": ["path": "Config/database.rules.json", "allowOpen": false, "explainDenials": false] as [String: Any],

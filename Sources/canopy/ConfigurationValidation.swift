@@ -1,3 +1,4 @@
+import Gateway
 import Logging
 
 /// Every configuration value's range, checked at start after the file, the environment and the flags are merged,
@@ -32,6 +33,9 @@ enum ConfigurationValidation {
         check("server.maxRequestLineBytes", server.maxRequestLineBytes, 64...1 << 20)
         check("server.maxHeaderBytes", server.maxHeaderBytes, 256...1 << 20)
         check("server.maxBodyBytes", server.maxBodyBytes, 1...maxBytes)
+        check("server.maxInboundBytesPerSecond", server.maxInboundBytesPerSecond, 0...maxBytes)
+        check("server.inboundBurstBytes", server.inboundBurstBytes, 1...maxBytes)
+        check("server.inboundThrottleSeconds", server.inboundThrottleSeconds, 0.1...86_400)
         if server.host.isEmpty { problems.append("server.host must not be empty") }
         check("webSocket.maxMessageBytes", settings.webSocket.maxMessageBytes, 1...maxBytes)
         check("webSocket.compressionThresholdBytes", settings.webSocket.compressionThresholdBytes, 0...maxBytes)
@@ -42,11 +46,16 @@ enum ConfigurationValidation {
         check("tls.port", settings.tls.port, 0...65_535)
         if settings.data.directory.isEmpty { problems.append("data.directory must not be empty") }
         check("data.maxNamespaces", settings.data.maxNamespaces, 1...100_000)
+        for entry in settings.data.namespaces where !NamespaceAllowList.isValidEntry(entry) {
+            problems.append("data.namespaces entries must be 1-63 of a-z A-Z 0-9 - _ *, not \"\(entry.prefix(80))\"")
+        }
         check("auth.clockSkewSeconds", settings.auth.clockSkewSeconds, 0...3_600)
         check("gateway.conflationThresholdBytes", settings.gateway.conflationThresholdBytes, 0...maxBytes)
         check("gateway.maxListensPerConnection", settings.gateway.maxListensPerConnection, 1...10_000_000)
         check("gateway.maxOnDisconnectPerConnection", settings.gateway.maxOnDisconnectPerConnection, 1...10_000_000)
         check("gateway.maxAuthAttemptsPerSecond", settings.gateway.maxAuthAttemptsPerSecond, 1...10_000)
+        check("gateway.maxOutstandingRequestsPerConnection", settings.gateway.maxOutstandingRequestsPerConnection,
+              1...10_000_000)
         check("rest.keepAliveSeconds", settings.rest.keepAliveSeconds, 0.001...3_600)
         check("log.format", settings.log.format, in: ["text", "json"])
         check("log.level", settings.log.level, in: Logger.Level.allCases.map(\.rawValue))

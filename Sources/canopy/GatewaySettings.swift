@@ -29,6 +29,7 @@ enum GatewaySettings {
         }
         configuration.defaultNamespace = settings.data.defaultNamespace
         configuration.maxNamespaces = settings.data.maxNamespaces
+        configuration.namespaceAllowList = NamespaceAllowList(settings.data.namespaces)
         guard let fsync = FsyncPolicy(parsing: settings.data.fsync) else {
             throw ValidationError("data.fsync must be always, interval:MILLISECONDS or none")
         }
@@ -37,6 +38,7 @@ enum GatewaySettings {
         configuration.maxListensPerConnection = settings.gateway.maxListensPerConnection
         configuration.maxOnDisconnectPerConnection = settings.gateway.maxOnDisconnectPerConnection
         configuration.maxAuthAttemptsPerSecond = settings.gateway.maxAuthAttemptsPerSecond
+        configuration.maxOutstandingRequestsPerConnection = settings.gateway.maxOutstandingRequestsPerConnection
         configuration.corsOrigins = settings.rest.corsOrigins
         configuration.streamKeepAliveSeconds = settings.rest.keepAliveSeconds
         configuration.restRequiresIndexes = settings.rest.requireIndexes

@@ -66,6 +66,8 @@ struct Serve: ParsableCommand {
     var cluster: String?
     @Option(help: "Where the web console's files are (default: Console, relative to the working directory).")
     var consoleDir: String?
+    @Option(help: "Namespaces any client may create, comma-separated; `*` matches any run of characters (default: none, only the admin credential creates namespaces).")
+    var namespaces: String?
     @Option(help: "Cluster mode: store a namespace's snapshot every this many log positions, and drop older entries (0: never).")
     var clusterSnapshotEvery: Int?
 
@@ -125,6 +127,9 @@ struct Serve: ParsableCommand {
         if let host { settings.server.host = host }
         if let port { settings.server.port = port }
         if let dataDir { settings.data.directory = dataDir }
+        if let namespaces {
+            settings.data.namespaces = namespaces.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+        }
         if let authSecret { settings.auth.secret = authSecret }
         if let authPublicKeys { settings.auth.publicKeys = authPublicKeys }
         if let authAudience { settings.auth.audience = authAudience }

@@ -19,6 +19,11 @@ enum ServerSettings {
             maxRequestLineBytes: settings.server.maxRequestLineBytes, maxHeaderBytes: settings.server.maxHeaderBytes,
             maxBodyBytes: settings.server.maxBodyBytes)
         configuration.allowedOrigins = settings.server.allowedOrigins
+        if settings.server.maxInboundBytesPerSecond > 0 {
+            configuration.inboundRateLimit = InboundRateLimit(
+                bytesPerSecond: settings.server.maxInboundBytesPerSecond, burstBytes: settings.server.inboundBurstBytes,
+                maxThrottledNanoseconds: MonotonicClock.nanoseconds(fromSeconds: settings.server.inboundThrottleSeconds))
+        }
         configuration.echoPath = settings.server.echoPath
         configuration.broadcastPath = settings.server.broadcastPath
         configuration.maxWebSocketMessageBytes = settings.webSocket.maxMessageBytes

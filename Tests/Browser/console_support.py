@@ -40,7 +40,7 @@ class Canopy:
         port_file.unlink(missing_ok=True)
         command = [str(binary), "serve", "--host", "127.0.0.1", "--port", str(self.requested_port),
                    "--port-file", str(port_file), "--data-dir", str(self.directory / "data"),
-                   "--console-dir", str(REPO_ROOT / "Console"), "--log-level", "notice"]
+                   "--console-dir", str(REPO_ROOT / "Console"), "--log-level", "notice", "--namespaces", "*"]
         if self.rules is not None:
             rules_file = self.directory / "database.rules.json"
             rules_file.write_text(self.rules)

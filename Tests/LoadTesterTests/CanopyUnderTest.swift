@@ -15,7 +15,9 @@ final class CanopyUnderTest: @unchecked Sendable {  // immutable after init; the
         var logger = Logger(label: "load-tester-test")
         logger.logLevel = .critical
         let verifier = try TokenVerifier(configuration: AuthConfiguration(listensOnLoopbackOnly: true))
-        gateway = Gateway(configuration: GatewayConfiguration(), tokenVerifier: verifier, logger: logger)
+        var gatewayConfiguration = GatewayConfiguration()
+        gatewayConfiguration.namespaceAllowList = NamespaceAllowList(["*"])
+        gateway = Gateway(configuration: gatewayConfiguration, tokenVerifier: verifier, logger: logger)
         try gateway.openDefaultNamespace()
         var configuration = ServerConfiguration()
         configuration.port = 0

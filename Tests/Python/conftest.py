@@ -38,8 +38,10 @@ class CanopyServer:
     """One ``canopy serve`` process."""
 
     def __init__(self, args: list[str] | None = None, name: str = "server", data_dir: Path | None = None,
-                 binary: Path | None = None, directory: Path | None = None):
+                 binary: Path | None = None, directory: Path | None = None, open_namespaces: bool = True):
         self.args = list(args or [])
+        # Tests isolate themselves by namespace, so any client may create one unless a test says otherwise.
+        self.open_namespaces = open_namespaces
         self.name = name
         self.binary = binary
         self.directory = directory or Path(tempfile.mkdtemp(prefix="canopy-pytest-"))
@@ -57,7 +59,7 @@ class CanopyServer:
         command = [
             str(binary), "serve", "--host", "127.0.0.1", "--port", "0", "--port-file", str(self.port_file),
             "--data-dir", str(self.data_dir), "--console-dir", str(REPO_ROOT / "Console"), "--log-level", "warning",
-            *self.args,
+            *(["--namespaces", "*"] if self.open_namespaces else []), *self.args,
         ]
         self._log = open(self.log_path, "wb")
         # The temporary directory as working directory keeps the repository's Config/canopy.json out of the test.
@@ -112,8 +114,8 @@ class ServerFactory:
     def __init__(self):
         self.servers: list[CanopyServer] = []
 
-    def __call__(self, *args: str, data_dir: Path | None = None) -> CanopyServer:
-        server = CanopyServer(list(args), data_dir=data_dir).start()
+    def __call__(self, *args: str, data_dir: Path | None = None, open_namespaces: bool = True) -> CanopyServer:
+        server = CanopyServer(list(args), data_dir=data_dir, open_namespaces=open_namespaces).start()
         self.servers.append(server)
         return server
 

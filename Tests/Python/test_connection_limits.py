@@ -3,6 +3,7 @@ that request, the refusal is counted in /.metrics, and its neighbours are unaffe
 
 from __future__ import annotations
 
+import asyncio
 import json
 import urllib.request
 
@@ -87,3 +88,67 @@ async def test_auth_attempts_over_the_rate_are_refused_and_neighbours_unaffected
     finally:
         await guesser.close()
         await neighbour.close()
+
+
+async def test_requests_past_the_outstanding_limit_are_refused_and_neighbours_unaffected(start_server, tmp_path):
+    config = tmp_path / "canopy.json"
+    config.write_text(json.dumps({"gateway": {"maxOutstandingRequestsPerConnection": 4}}))
+    port = start_server("--config", str(config)).port
+    eager = await WireClient.connect(port, "limits-outstanding")
+    neighbour = await WireClient.connect(port, "limits-outstanding")
+    try:
+        # Ten writes in one TCP segment reach the server in one read: none is answered before all are parsed.
+        futures = []
+        for index in range(10):
+            r = eager.take_r()
+            futures.append(eager._responses.setdefault(r, asyncio.get_running_loop().create_future()))
+            body = {"t": "d", "d": {"r": r, "a": "p", "b": {"p": f"/o/{index}", "d": index}}}
+            eager.ws.protocol.send_text(json.dumps(body).encode())
+        eager.ws.transport.write(b"".join(eager.ws.protocol.data_to_send()))
+        answers = [await eager.wait_response(future) for future in futures]
+        assert [answer.status for answer in answers] == ["ok"] * 4 + ["limit_exceeded"] * 6, answers
+        assert "maxOutstandingRequestsPerConnection" in json.dumps(answers[4].data)
+        assert (await eager.put("/o/again", True)).ok  # reading resumed once the answers went out
+        assert (await neighbour.get("/o")).data == {"0": 0, "1": 1, "2": 2, "3": 3, "again": True}
+        assert metric(port, "canopy_limit_outstanding_refused_total") == 6
+    finally:
+        for client in (eager, neighbour):
+            await client.close()
+
+
+@pytest.mark.timeout(40)
+async def test_a_client_flooding_past_the_inbound_rate_is_slowed_then_closed(start_server, tmp_path):
+    config = tmp_path / "canopy.json"
+    config.write_text(json.dumps({"server": {
+        "maxInboundBytesPerSecond": 50_000, "inboundBurstBytes": 50_000, "inboundThrottleSeconds": 1}}))
+    port = start_server("--config", str(config)).port
+    flooder = await WireClient.connect(port, "limits-inbound")
+    neighbour = await WireClient.connect(port, "limits-inbound")
+    polite = await WireClient.connect(port, "limits-inbound")
+    try:
+        # One burst over the bucket, then silence: slowed (read as the bucket refills), never closed.
+        burst = [await polite.send_request("p", {"p": f"/polite/{index}", "d": "x" * 10_000}) for index in range(8)]
+        for future in burst:
+            assert (await polite.wait_response(future, timeout=10)).ok
+        value = "y" * 20_000
+        started = asyncio.get_running_loop().time()
+        sent = 0
+        while not flooder.closed.is_set() and asyncio.get_running_loop().time() - started < 20:
+            try:
+                await flooder.send_request("p", {"p": f"/flood/{sent % 10}", "d": value})
+            except Exception:  # the server closed the socket under our feet
+                break
+            sent += 1
+            if sent % 10 == 0:
+                assert (await neighbour.put("/neighbour", sent)).ok
+        await flooder.wait_closed(10)
+        assert flooder.close_code == 1008 and flooder.close_reason == "inbound rate limit exceeded", \
+            (flooder.close_code, flooder.close_reason)
+        assert sent * 20_000 > 50_000  # it did send past its bucket
+        assert not polite.closed.is_set()
+        assert (await polite.put("/polite/after", 1)).ok
+        assert (await neighbour.get("/neighbour")).ok
+        assert metric(port, "canopy_limit_inbound_rate_closed_total") == 1
+    finally:
+        for client in (flooder, neighbour, polite):
+            await client.close()

@@ -28,6 +28,14 @@ extension ConnectionIdentity {
         }
     }
 
+    /// Whether the connection presented the admin credential (with or without an auth override).
+    var holdsAdminCredential: Bool {
+        switch self {
+        case .admin, .override: return true
+        case .unauthenticated, .user: return false
+        }
+    }
+
     /// The rules' `auth` for this identity, or `nil` for the admin (who bypasses rules).
     var rulesAuth: JSONValue?? {
         switch self {

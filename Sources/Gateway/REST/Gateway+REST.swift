@@ -11,14 +11,26 @@ import Store
 extension Gateway {
     /// The namespace a REST request names (`ns`, the host's first label, or the default), opened; or the answer
     /// refusing it.
-    func restNamespace(_ request: HTTPRequest, parameters: QueryString, reply: RESTReply)
+    func restNamespace(_ request: HTTPRequest, parameters: QueryString, identity: ConnectionIdentity, reply: RESTReply)
         -> Result<Namespace, RESTRefusal>
     {
         let name = RESTRequest.namespaceName(
             parameters: parameters, host: request.head.headers["Host"], defaultName: configuration.defaultNamespace)
-        return namespace(named: name).mapError { problem in
-            RESTRefusal(response: reply.failure(RESTError(status: problem.response.status, message: problem.description)))
+        return namespace(named: name, mayCreate: identity.holdsAdminCredential).mapError { problem in
+            if case .notCreated = problem { metrics.namespacesRefused.increment() }
+            return RESTRefusal(
+                response: reply.failure(RESTError(status: problem.response.status, message: problem.description)))
         }
+    }
+
+    /// Whether a WebSocket upgrade carries the admin credential (`Authorization: Bearer`, as the Node SDKs send
+    /// it, or `auth=` in the URL) from a page of no other site: such a connection may create its namespace.
+    func upgradeCarriesAdminCredential(_ head: HTTPRequestHead) -> Bool {
+        guard !CrossSiteRequest.isCrossSite(head),
+              let credential = RESTRequest.credential(head, parameters: QueryString(head.query))
+        else { return false }
+        if case .admin = tokenVerifier.verify(credential, now: configuration.clock() / 1000) { return true }
+        return false
     }
 
     func restRoute(_ request: HTTPRequest, context: RequestContext) -> Route {
@@ -32,14 +44,14 @@ extension Gateway {
             guard let rest = try RESTRequest(request, parameters: parameters) else {
                 return .respond(reply.failure(.notREST))
             }
-            let namespace: Namespace
-            switch restNamespace(request, parameters: parameters, reply: reply) {
-            case .success(let opened): namespace = opened
-            case .failure(let refusal): return .respond(refusal.response)
-            }
             let identity = try RESTRequest.identity(
                 request.head, parameters: parameters, verifier: tokenVerifier, now: configuration.clock() / 1000
             ).get()
+            let namespace: Namespace
+            switch restNamespace(request, parameters: parameters, identity: identity, reply: reply) {
+            case .success(let opened): namespace = opened
+            case .failure(let refusal): return .respond(refusal.response)
+            }
             let call = RESTCall(gateway: self, namespace: namespace, request: rest, identity: identity, reply: reply,
                                 caller: "REST \(context.remoteAddress)")
             metrics.restRequests.increment()

@@ -16,7 +16,7 @@ import Store
 extension Gateway {
     func simulateRoute(_ request: HTTPRequest, reply: RESTReply, parameters: QueryString) -> Route {
         let namespace: Namespace
-        switch restNamespace(request, parameters: parameters, reply: reply) {
+        switch restNamespace(request, parameters: parameters, identity: .admin, reply: reply) {
         case .success(let opened): namespace = opened
         case .failure(let refusal): return .respond(refusal.response)
         }

@@ -37,6 +37,11 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     private var pollScheduled = false
     /// Paces `auth` requests (``GatewayConfiguration/maxAuthAttemptsPerSecond``).
     private var authAttempts: TokenBucket
+    /// Requests received and not answered yet (``GatewayConfiguration/maxOutstandingRequestsPerConnection``).
+    /// From half the limit on, the socket is not read until answers bring them down to a quarter, so a pipelining
+    /// client is slowed; only requests that arrived in what was already read can pass the limit and be refused.
+    private var outstandingRequests = 0
+    private var readingPausedForAnswers = false
     /// Copied from the configuration: read once per push delivery.
     private let conflationThresholdBytes: Int
     let metrics: GatewayMetrics
@@ -234,6 +239,20 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
         case .control:
             break  // long-poll switch messages; nothing to do on a WebSocket
         case .request(let request):
+            outstandingRequests += 1
+            let limit = gateway.configuration.maxOutstandingRequestsPerConnection
+            if !readingPausedForAnswers, outstandingRequests >= max(1, limit / 2) {
+                readingPausedForAnswers = true
+                webSocket.pauseReading()
+            }
+            guard outstandingRequests <= limit else {
+                metrics.refusedOutstanding.increment()
+                send(.failure(request.number, status: .limitExceeded, message: """
+                    at most \(limit) requests may await their answers per connection \
+                    (gateway.maxOutstandingRequestsPerConnection)
+                    """))
+                return
+            }
             perform(request.action, request: request.number)
         }
     }
@@ -487,8 +506,20 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     func send(_ message: ServerMessage) -> Bool {
         catchUp()
         guard let frames = try? FrameSplitter.frames(for: message.encoded()) else { return false }
+        if case .response = message { answered() }
         sendFrames(frames)
         return true
+    }
+
+    /// Counts an answer sent; reads again once a quarter of the outstanding-request limit is left.
+    private func answered() {
+        outstandingRequests -= 1
+        if readingPausedForAnswers,
+           outstandingRequests <= gateway.configuration.maxOutstandingRequestsPerConnection / 4
+        {
+            readingPausedForAnswers = false
+            webSocket.resumeReading()
+        }
     }
 
     /// Sends a response that may be too large to frame; answers `too_big` instead when it is.
