@@ -139,6 +139,7 @@ public final class Gateway: Router {
                 var persistence = PersistenceConfiguration(directory: directory)
                 persistence.fsyncPolicy = configuration.fsyncPolicy
                 storeConfiguration.persistence = persistence
+                storeConfiguration.journalEvents = journalEventReporter(namespace: name)
             }
             let namespace = Namespace(name: name, configuration: storeConfiguration) { [self] result in
                 switch result {
@@ -165,6 +166,28 @@ public final class Gateway: Router {
             // Under the lock, so a rules reload that iterates the namespaces cannot slip in before it.
             namespace.store.installRules(source: configuration.rules.source)
             return .success(namespace)
+        }
+    }
+
+    /// Logs and counts what happens to a namespace's journal.
+    private func journalEventReporter(namespace name: String) -> @Sendable (JournalEvent) -> Void {
+        let (logger, metrics) = (self.logger, self.metrics)
+        return { event in
+            switch event {
+            case .outOfSpace(let error):
+                metrics.diskFull.increment()
+                logger.error("store.disk_full: writes are refused until space is freed; those already applied wait",
+                             metadata: ["namespace": "\(name)", "error": "\(error)"])
+            case .spaceRecovered:
+                logger.notice("store.disk_space_recovered: waiting writes are durable, writes are accepted again",
+                              metadata: ["namespace": "\(name)"])
+            case .failed(let error):
+                metrics.journalFailures.increment()
+                logger.critical("""
+                    store.journal_failed: the namespace acknowledges no more writes; restart to recover from what \
+                    is on disk
+                    """, metadata: ["namespace": "\(name)", "error": "\(error)"])
+            }
         }
     }
 

@@ -61,6 +61,10 @@ public final class GatewayMetrics: Sendable {
     let refusedOnDisconnects: CoreMetrics.Counter
     let refusedAuths: CoreMetrics.Counter
     let refusedOutstanding: CoreMetrics.Counter
+    /// Times a namespace's disk filled up (writes refused until space was freed).
+    let diskFull: CoreMetrics.Counter
+    /// Journals that failed for good (a failed `fdatasync` or write): their namespaces acknowledge no more writes.
+    let journalFailures: CoreMetrics.Counter
     /// Connections and requests refused because they named a namespace that does not exist and may not create it.
     let namespacesRefused: CoreMetrics.Counter
 
@@ -98,6 +102,8 @@ public final class GatewayMetrics: Sendable {
         refusedAuths = counter("canopy_limit_auth_refused_total")
         refusedOutstanding = counter("canopy_limit_outstanding_refused_total")
         namespacesRefused = counter("canopy_namespaces_refused_total")
+        diskFull = counter("canopy_store_disk_full_total")
+        journalFailures = counter("canopy_store_journal_failures_total")
         liveSessions = gauge("canopy_wire_sessions")
         liveListens = gauge("canopy_listens")
         liveViews = gauge("canopy_views")

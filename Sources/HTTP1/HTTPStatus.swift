@@ -83,6 +83,8 @@ public struct HTTPStatus: Sendable, Equatable, Hashable, CustomStringConvertible
     public static let notImplemented = HTTPStatus(code: 501, reasonPhrase: "Not Implemented")
     /// 503 Service Unavailable: for example when the connection limit is reached.
     public static let serviceUnavailable = HTTPStatus(code: 503, reasonPhrase: "Service Unavailable")
+    /// 507: the server has no room to store the request's data (a full disk).
+    public static let insufficientStorage = HTTPStatus(code: 507, reasonPhrase: "Insufficient Storage")
     /// 505 HTTP Version Not Supported: any version other than 1.0 and 1.1.
     public static let httpVersionNotSupported = HTTPStatus(code: 505, reasonPhrase: "HTTP Version Not Supported")
 }

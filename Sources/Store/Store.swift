@@ -146,7 +146,8 @@ public final class Store: @unchecked Sendable {
             if !settings.readOnly {
                 journal = try JournalWriter(
                     directory: files.logDirectory, existing: loaded.segments, policy: settings.fsyncPolicy,
-                    maxSegmentBytes: settings.maxSegmentBytes, label: "canopy.store.journal")
+                    maxSegmentBytes: settings.maxSegmentBytes, label: "canopy.store.journal", faults: settings.faults,
+                    events: configuration.journalEvents)
             }
         } catch {
             persistence.lock?.unlock()
@@ -300,6 +301,7 @@ public final class Store: @unchecked Sendable {
     func refusal() -> StoreError? {
         if loadFailure != nil || !acceptsWrites { return .unavailable }
         if journal?.hasFailed ?? false { return .unavailable }
+        if let full = journal?.outOfSpace { return .diskFull(full) }
         return nil
     }
 }

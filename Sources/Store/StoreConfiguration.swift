@@ -26,6 +26,9 @@ public struct StoreConfiguration: Sendable {
     /// have run everywhere); the store then proposes under a new name. The owner should close the namespace's
     /// connections so that their clients reconnect and register again. On the sequencer.
     public var declaredDown: (@Sendable () -> Void)?
+    /// Hears what happens to the journal that an operator must know: a full disk, its recovery, a failure that
+    /// stops the namespace from acknowledging writes. On the journal's queue.
+    public var journalEvents: (@Sendable (JournalEvent) -> Void)?
 
     /// A configuration; by default in memory, with the system clock, no rules and no cluster.
     public init(persistence: PersistenceConfiguration? = nil,
@@ -63,6 +66,8 @@ public struct PersistenceConfiguration: Sendable {
     public var repair = false
     /// Open without modifying any file and without taking snapshots; writes are rejected (offline export).
     public var readOnly = false
+    /// Injected journal I/O errors, for tests of fault handling (`nil`: none).
+    public var faults: JournalFaults?
 
     /// Settings for `directory` with the defaults above.
     public init(directory: String) {

@@ -14,6 +14,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case persistence(JournalError)
     /// The store is shut down or its persistence failed earlier.
     case unavailable
+    /// The disk is full: nothing was changed; writes are accepted again once space is freed.
+    case diskFull(JournalError)
     /// The write's authorizer refused it (security rules); nothing was changed.
     case denied
     /// Cluster mode: the write does not fit in one message of the replicated log (`limit` bytes); nothing was
@@ -28,6 +30,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .serverValue(let error): return "server value: \(error)"
         case .persistence(let error): return "persistence failed: \(error)"
         case .unavailable: return "store unavailable"
+        case .diskFull(let error): return "the disk is full, writes are refused until space is freed (\(error))"
         case .denied: return "permission denied"
         case .tooLarge(let bytes, let limit):
             return "write too large for the cluster's log: \(bytes) bytes encoded, at most \(limit)"

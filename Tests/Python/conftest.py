@@ -119,6 +119,11 @@ class ServerFactory:
         self.servers.append(server)
         return server
 
+    def kill(self, server: CanopyServer) -> None:
+        """kill -9 on purpose (a crash the test makes): not reported as a failure at the end."""
+        server.kill()
+        self.servers.remove(server)
+
     def finish(self) -> None:
         problems = []
         for server in self.servers:

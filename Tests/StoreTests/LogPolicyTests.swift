@@ -72,6 +72,11 @@ struct LogPolicyTests {
         #expect(try await Self.install(store, "not rules").get().version == 1)
         #expect(await Self.write(store, try Fixture.set("/a", "1"), by: Self.mallory).failure == .denied)
         #expect(await Self.write(store, try Fixture.set("/a", "1"), by: .privileged).failure == nil)
+        // A store given no compiler at all cannot judge: rules in its log deny every user's write.
+        let uncompiled = try Store(configuration: StoreConfiguration(clock: Fixture.fixedClock))
+        #expect(try await Self.install(uncompiled, "rules").get().version == 1)
+        #expect(await Self.write(uncompiled, try Fixture.set("/a", "1"), by: Self.mallory).failure == .denied)
+        #expect(await uncompiled.value(at: try Fixture.path("/a")) == .empty)
     }
 
     @Test("a push is named from its entry: time-ordered, unique, judged as the set of the new child")

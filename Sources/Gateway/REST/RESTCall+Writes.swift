@@ -96,6 +96,8 @@ extension RESTCall {
             return reply.failure(.badRequest("Invalid data; \(error)"))
         case .persistence, .unavailable:
             return reply.failure(RESTError(status: .serviceUnavailable, message: "Service unavailable: \(error)"))
+        case .diskFull:
+            return reply.failure(RESTError(status: .insufficientStorage, message: "Insufficient storage: \(error)"))
         }
     }
 

@@ -581,7 +581,7 @@ extension StoreError {
         case .stale: return .dataStale
         case .invalidPriority, .serverValue, .tooLarge: return .invalidRequest
         case .denied: return .permissionDenied
-        case .persistence, .unavailable: return .unavailable
+        case .persistence, .unavailable, .diskFull: return .unavailable
         }
     }
 

@@ -58,6 +58,11 @@ struct FileDescriptor: Sendable {
         }
     }
 
+    /// Cuts the file to `length` bytes (`ftruncate(2)`); appends continue from there.
+    func truncate(to length: Int, path: String) throws(JournalError) {
+        if ftruncate(descriptor, off_t(length)) != 0 { throw .systemCall("ftruncate", path: path, errno: errno) }
+    }
+
     /// Makes written data durable with `fdatasync(2)` (data plus the metadata needed to read it, i.e. the size).
     func synchronize(path: String) throws(JournalError) {
         var result: Int32

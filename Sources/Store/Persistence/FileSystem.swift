@@ -117,6 +117,7 @@ enum FileSystem {
             try file.synchronize(path: temporaryPath)
         } catch {
             file.close()
+            try? removeFile(temporaryPath)  // a full disk should not stay full of a half-written snapshot
             throw error
         }
         file.close()

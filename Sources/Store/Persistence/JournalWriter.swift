@@ -24,9 +24,13 @@ import Synchronization
 /// | `queue` (flush queue) | the segment list, the open file, its size |
 /// | `acknowledgements` (``AckDelivery``, its own queue) | acknowledgements not yet delivered; runs them |
 ///
-/// After any write or `fdatasync` error the journal fails permanently: the state of the file is unknown (an
-/// `fdatasync` failure may have dropped dirty pages), so every pending and later record is failed with the error
-/// and the store stops accepting writes until a restart recovers from what is on disk.
+/// A full disk (`ENOSPC`, `EDQUOT` from `write(2)` or from creating a segment) is waited out: the partial write is
+/// truncated away, the records not written are held, unacknowledged, and retried every second, and
+/// ``isOutOfSpace`` tells the store to refuse new writes meanwhile; once a retry writes and syncs them, they are
+/// acknowledged and writes are accepted again. After any other write error, and after any `fdatasync` error, the
+/// journal fails permanently: the state of the file is unknown (an `fdatasync` failure may have dropped dirty
+/// pages, and retrying it would report success for data that is gone), so every pending and later record is
+/// failed with the error and the store stops accepting writes until a restart recovers from what is on disk.
 final class JournalWriter: Sendable {
     /// The journal directory.
     let directory: String
@@ -39,11 +43,17 @@ final class JournalWriter: Sendable {
     private let acknowledgements: AckDelivery
     private let pending: Mutex<PendingRecords>
     private let files: FlushState
+    private let faults: JournalFaults?
+    private let events: (@Sendable (JournalEvent) -> Void)?
 
     /// Opens the journal in `directory` for appending after `existing` segments (oldest first; the last one is
     /// appended to), creating the directory when needed.
+    ///
+    /// `events` hears of a full disk, its recovery and a permanent failure, on the journal's flush queue.
     init(directory: String, existing: [JournalSegment], policy: FsyncPolicy, maxSegmentBytes: Int,
-         label: String) throws(JournalError) {
+         label: String, faults: JournalFaults? = nil, events: (@Sendable (JournalEvent) -> Void)? = nil)
+        throws(JournalError)
+    {
         try FileSystem.makeDirectories(directory)
         self.directory = directory
         self.policy = policy
@@ -52,6 +62,8 @@ final class JournalWriter: Sendable {
         acknowledgements = AckDelivery(label: label + ".acks")
         pending = Mutex(PendingRecords())
         files = FlushState(segments: existing)
+        self.faults = faults
+        self.events = events
         if let last = existing.last {
             files.current = try FileDescriptor(opening: last.path, flags: O_WRONLY | O_APPEND)
             files.currentSize = try FileSystem.fileSize(last.path)
@@ -102,6 +114,11 @@ final class JournalWriter: Sendable {
     /// Whether the journal failed (or was closed) and rejects records.
     var hasFailed: Bool {
         pending.withLock { $0.failure != nil }
+    }
+
+    /// The full-disk error while records wait for space (new writes should be refused), else `nil`.
+    var outOfSpace: JournalError? {
+        pending.withLock { $0.outOfSpace }
     }
 
     /// Bytes appended since the journal was opened.
@@ -206,32 +223,80 @@ final class JournalWriter: Sendable {
         }
     }
 
+    /// Writes `batches` after any held for space, syncs, and settles the acknowledgements of what was written.
     private func runPass(_ batches: [PendingBatch]) {
-        let acks = batches.flatMap(\.acks)
+        let batches = files.held + batches
+        files.held = []
+        var written = 0
         do throws(JournalError) {
             if let failure = files.failure { throw failure }
-            for batch in batches {
-                if let first = batch.firstSequence {
-                    try prepareSegment(firstSequence: first)
-                    guard let current = files.current, let segment = files.segments.last else {
-                        preconditionFailure("prepareSegment leaves a segment open")
-                    }
-                    try current.writeAll(batch.bytes, path: segment.path)
-                    files.currentSize += batch.bytes.count
-                    files.dirty = true
+            for index in batches.indices {
+                do throws(JournalError) {
+                    try write(&files.partial, batch: batches[index])
+                } catch where error.isOutOfSpace {
+                    try holdForSpace(Array(batches[index...]), error: error)
+                    break
                 }
-                if let next = batch.rotation { try startSegment(firstSequence: next) }
+                files.partial = PartialBatch()
+                written += 1
             }
             if policy == .always, files.dirty, let current = files.current, let segment = files.segments.last {
+                if let errno = faults?.synchronize() { throw .systemCall("fdatasync", path: segment.path, errno: errno) }
                 try current.synchronize(path: segment.path)
                 files.dirty = false
                 files.passSynchronizations += 1
             }
-            acknowledgements.settle(acks, with: .success(()))
+            acknowledgements.settle(batches[..<written].flatMap(\.acks), with: .success(()))
+            if files.held.isEmpty { spaceFound() }
         } catch {
             fail(with: error)
-            acknowledgements.settle(acks, with: .failure(error))
+            files.held = []
+            acknowledgements.settle(batches.flatMap(\.acks), with: .failure(error))
         }
+    }
+
+    /// Writes one batch's records and makes its rotation; `progress` remembers what is done, so that a retry after
+    /// a full disk neither writes the records twice nor skips the rotation.
+    private func write(_ progress: inout PartialBatch, batch: PendingBatch) throws(JournalError) {
+        if let first = batch.firstSequence, !progress.recordsWritten {
+            try prepareSegment(firstSequence: first)
+            guard let current = files.current, let segment = files.segments.last else {
+                throw .journalFailed(file: directory)
+            }
+            if let errno = faults?.write() { throw .systemCall("write", path: segment.path, errno: errno) }
+            try current.writeAll(batch.bytes, path: segment.path)
+            files.currentSize += batch.bytes.count
+            files.dirty = true
+            progress.recordsWritten = true
+        }
+        if let next = batch.rotation { try startSegment(firstSequence: next) }
+    }
+
+    /// The disk is full: cuts the open segment back to its last whole record, keeps `batches` (unacknowledged) for
+    /// a retry in a second, and tells the store to refuse writes. A failed cut is a permanent failure.
+    private func holdForSpace(_ batches: [PendingBatch], error: JournalError) throws(JournalError) {
+        if let current = files.current, let segment = files.segments.last {
+            try current.truncate(to: files.currentSize, path: segment.path)
+        }
+        files.held = batches
+        let entered: Bool = pending.withLock { state in
+            defer { state.outOfSpace = error }
+            return state.outOfSpace == nil
+        }
+        if entered { events?(.outOfSpace(error)) }
+        queue.asyncAfter(deadline: .now() + .seconds(1)) { [self] in
+            guard !files.held.isEmpty, files.failure == nil else { return }
+            runPass([])
+        }
+    }
+
+    /// Records that waited for space are durable: writes are accepted again.
+    private func spaceFound() {
+        let recovered: Bool = pending.withLock { state in
+            defer { state.outOfSpace = nil }
+            return state.outOfSpace != nil
+        }
+        if recovered { events?(.spaceRecovered) }
     }
 
     /// Makes sure a segment is open that may take a batch starting at `firstSequence`.
@@ -271,9 +336,20 @@ final class JournalWriter: Sendable {
     }
 
     private func fail(with error: JournalError) {
+        let first = files.failure == nil
         files.failure = files.failure ?? error
-        pending.withLock { $0.failure = $0.failure ?? error }
+        pending.withLock { state in
+            state.failure = state.failure ?? error
+            state.outOfSpace = nil
+        }
+        if first { events?(.failed(error)) }
     }
+}
+
+/// How much of a batch a pass wrote before the disk filled.
+private struct PartialBatch {
+    /// Its records are in the segment (only its rotation is left).
+    var recordsWritten = false
 }
 
 /// State owned by the journal's flush queue.
@@ -285,6 +361,10 @@ private final class FlushState: @unchecked Sendable {
     /// Whether bytes were written since the last `fdatasync`.
     var dirty = false
     var failure: JournalError?
+    /// Batches not written because the disk is full, oldest first; retried before anything newer.
+    var held: [PendingBatch] = []
+    /// How far the first held batch got.
+    var partial = PartialBatch()
     var timer: (any DispatchSourceTimer)?
     /// `fdatasync` calls made at the end of flush passes (group commits), for tests and metrics.
     var passSynchronizations = 0

@@ -5,6 +5,8 @@ struct PendingRecords {
     var sealed: [PendingBatch] = []
     var flushScheduled = false
     var failure: JournalError?
+    /// The full-disk error while the flush queue holds records waiting for space.
+    var outOfSpace: JournalError?
     /// Bytes appended since the journal was opened (snapshot trigger).
     var appendedBytes = 0
     /// An empty buffer with capacity, from a batch already written, for the next batch.
