@@ -19,6 +19,8 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     let connection: Connection
     let server: HTTPServer
     private let tls: TLSSession?
+    /// Whether plaintext held by ``tls`` already took the connection past its outbound hard limit (reported once).
+    private var plaintextOverLimit = false
     /// Whether the connection speaks TLS.
     var isEncrypted: Bool { tls != nil }
     private var parser: HTTPRequestParser
@@ -208,11 +210,22 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
         do {
             try tls.writePlaintext(bytes)
             flushCiphertext()
+            if tls.bufferedPlaintextCount > 0 { checkOutboundLimit(bufferedPlaintext: tls.bufferedPlaintextCount) }
         } catch TLSError.sessionClosed {
             // Closing: the close_notify is on its way, and nothing may follow it.
         } catch {
             connection.close(reason: .local("TLS write failed"))
         }
+    }
+
+    /// Plaintext the TLS session holds back (until its handshake completes) counts towards the outbound hard limit
+    /// like the queued ciphertext, so a peer that never finishes its handshake cannot make the server buffer more.
+    private func checkOutboundLimit(bufferedPlaintext: Int) {
+        guard !plaintextOverLimit, !connection.isClosed,
+              bufferedPlaintext + connection.pendingOutboundBytes > connection.limits.hardLimit
+        else { return }
+        plaintextOverLimit = true
+        connectionDidExceedOutboundLimit(connection)
     }
 
     private func flushCiphertext() {

@@ -26,6 +26,8 @@ public final class WebSocketSession: @unchecked Sendable {
     private let connection: Connection
     private var machine: WebSocketConnectionStateMachine
     private var pingOutstanding = false
+    /// The machine's actions for the message being handled; reused from read to read.
+    private var actions: [WebSocketConnectionStateMachine.Action] = []
     private var closed = false
     /// Whether bytes go to ``connection`` as they are (no TLS); next to the flags above, so it costs no padding.
     private let isPlaintext: Bool
@@ -121,20 +123,28 @@ public final class WebSocketSession: @unchecked Sendable {
 
     // MARK: - Events from the connection
 
+    /// Feeds the machine one message at a time and acts on each before reading on, so the answers to valid
+    /// messages leave before the close frame of a bad frame behind them.
     func bytesReceived(_ bytes: UnsafeRawBufferPointer) {
         pingOutstanding = false
-        for action in machine.bytesReceived(bytes) {
-            switch action {
-            case .message(let message):
-                owner?.server.metrics.messagesReceived.increment()
-                delegate?.webSocketSession(self, didReceive: message)
-            case .send(let bytes):
-                owner?.sendPlaintext(bytes)
-            case .closeConnection(let closure):
-                closed = true
-                owner?.closeAfterFlush(reason: .local(closure.logDescription))
+        var offset = 0
+        while offset < bytes.count, !closed {
+            actions.removeAll(keepingCapacity: true)
+            offset += machine.bytesReceived(
+                UnsafeRawBufferPointer(rebasing: bytes[offset...]), into: &actions, stoppingAfterMessage: true)
+            for action in actions {
+                switch action {
+                case .message(let message):
+                    owner?.server.metrics.messagesReceived.increment()
+                    delegate?.webSocketSession(self, didReceive: message)
+                case .send(let bytes):
+                    owner?.sendPlaintext(bytes)
+                case .closeConnection(let closure):
+                    closed = true
+                    owner?.closeAfterFlush(reason: .local(closure.logDescription))
+                }
+                if owner?.connection.isClosed ?? true { return }
             }
-            if owner?.connection.isClosed ?? true { return }
         }
     }
 

@@ -98,19 +98,33 @@ public struct WebSocketConnectionStateMachine {
     ///
     /// Bytes may be split anywhere. Passing an action buffer that the caller reuses avoids an allocation per read.
     public mutating func bytesReceived(_ bytes: UnsafeRawBufferPointer, into actions: inout [Action]) {
+        _ = bytesReceived(bytes, into: &actions, stoppingAfterMessage: false)
+    }
+
+    /// Consumes received bytes up to the end of the first complete data message (or all of them) and appends the
+    /// resulting actions to `actions`; returns how many bytes it consumed. The caller feeds the rest again after
+    /// acting on the message.
+    ///
+    /// A server that answers each message at once (an echo, a request) thereby sends its answer before the
+    /// machine reads a bad frame behind it and fails the connection: the answers to the valid messages before
+    /// the bad frame still go out, ahead of the close frame, instead of being refused as data after Close.
+    public mutating func bytesReceived(
+        _ bytes: UnsafeRawBufferPointer, into actions: inout [Action], stoppingAfterMessage: Bool
+    ) -> Int {
         var index = 0
         do {
             while state != .closed {
+                let actionsBefore = actions.count
                 if var frame = currentFrame {
                     currentFrame = nil
                     try receivePayload(of: &frame, from: bytes, at: &index)
                     if frame.remaining > 0 {
                         currentFrame = frame
-                        return
+                        return index
                     }
                     try finish(frame, actions: &actions)
                 } else {
-                    guard index < bytes.count, let header = readHeader(from: bytes, at: &index) else { return }
+                    guard index < bytes.count, let header = readHeader(from: bytes, at: &index) else { return index }
                     let frame = try startFrame(header)
                     if frame.remaining > 0 {
                         currentFrame = frame
@@ -118,10 +132,14 @@ public struct WebSocketConnectionStateMachine {
                         try finish(frame, actions: &actions)
                     }
                 }
+                if stoppingAfterMessage, actions.count > actionsBefore, case .message = actions[actions.count - 1] {
+                    return index
+                }
             }
         } catch {
             fail(error, actions: &actions)
         }
+        return bytes.count
     }
 
     /// Consumes received bytes and returns the resulting actions.

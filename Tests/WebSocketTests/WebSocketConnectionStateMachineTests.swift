@@ -42,6 +42,28 @@ import WebSocket
             machine: { serverMachine() })
     }
 
+    @Test("fed a message at a time, an echo of the valid message goes out before the close of a bad frame behind it")
+    func answersBeforeFailing() {
+        let first = clientFrame(.text, text: "Hello")
+        let bytes = first + clientFrame(.ping) + [0x85, 0x80, 0x37, 0xFA, 0x21, 0x3D] + clientFrame(.ping)
+        var machine = serverMachine()
+        var actions: [WebSocketConnectionStateMachine.Action] = []
+        let consumed = bytes.withUnsafeBytes { machine.bytesReceived($0, into: &actions, stoppingAfterMessage: true) }
+        #expect(consumed == first.count)
+        #expect(actions.map(Outcome.init) == [.text("Hello")])
+        // The answer is encoded now, while the machine is still open: the frame is not refused as data after Close.
+        let echo = machine.encodeMessage(Array("Hello".utf8), opcode: .text)
+        #expect(SentFrame.decode(echo) == .server(.text, Array("Hello".utf8)))
+        actions.removeAll()
+        let rest = Array(bytes[consumed...])
+        let consumedRest = rest.withUnsafeBytes { machine.bytesReceived($0, into: &actions, stoppingAfterMessage: true) }
+        #expect(consumedRest == rest.count)
+        #expect(actions.map(Outcome.init) == [
+            .send(.server(.pong)), .send(.server(.close, closePayload(1002, Array("reserved opcode 5".utf8)))),
+            .closeConnection(.failed(.reservedOpcode(5))),
+        ])
+    }
+
     @Test("a ping is answered with a pong carrying the same payload")
     func pingPong() {
         let payload = (0..<125).map { UInt8($0) }
