@@ -5,7 +5,9 @@ import Glibc
 enum FirebaseMessage: Equatable {
     /// The server hello, `{"t":"c","d":{"t":"h",...}}` (§3.2).
     case hello
-    /// Any other control message (pong, reset, error, shutdown).
+    /// The server ends the connection for good (`{"t":"c","d":{"t":"s","d":reason}}`): `reason` is the raw text.
+    case shutdown(reason: Range<Int>)
+    /// Any other control message (pong, reset, error).
     case control
     /// A response to request `request`; `ok` when its status is `"ok"`; `status` is the raw status text.
     case response(request: Int64, ok: Bool, status: Range<Int>)
@@ -24,6 +26,11 @@ enum FirebaseMessage: Equatable {
         else { return .malformed }
         if JSONScan.isString(bytes, at: layer, "c") {
             guard let type = JSONScan.member("t", of: bytes, objectAt: inner) else { return .malformed }
+            if JSONScan.isString(bytes, at: type, "s"), let payload = JSONScan.member("d", of: bytes, objectAt: inner),
+               let reason = JSONScan.stringContent(bytes, at: payload)
+            {
+                return .shutdown(reason: reason)
+            }
             return JSONScan.isString(bytes, at: type, "h") ? .hello : .control
         }
         guard JSONScan.isString(bytes, at: layer, "d") else { return .malformed }

@@ -63,6 +63,9 @@ extension Worker {
             pushArrived(index, bytes, merge: merge, path: path, data: data)
         case .control:
             break
+        case .shutdown(let reason):
+            drop(index, reason: "the server refused the connection: " + String(decoding: bytes[reason], as: UTF8.self))
+            return false
         case .otherPush:
             if connections[index].ready { result.unexpectedPushes += 1 }
         case .malformed:

@@ -11,6 +11,18 @@ struct FirebaseMessageTests {
         withBytes(#"{"t":"c","d":{"t":"o","d":{}}}"#) { #expect(FirebaseMessage.classify($0) == .control) }
     }
 
+    @Test("reads the shutdown message's reason")
+    func readsShutdown() {
+        let shutdown = #"{"t":"c","d":{"t":"s","d":"namespace x does not exist"}}"#
+        withBytes(shutdown) { bytes in
+            guard case .shutdown(let reason) = FirebaseMessage.classify(bytes) else {
+                Issue.record("not a shutdown: \(FirebaseMessage.classify(bytes))")
+                return
+            }
+            #expect(String(decoding: bytes[reason], as: UTF8.self) == "namespace x does not exist")
+        }
+    }
+
     @Test("reads responses with their request number and status")
     func readsResponses() {
         withBytes(#"{"t":"d","d":{"r":1,"b":{"s":"ok","d":{}}}}"#) { bytes in

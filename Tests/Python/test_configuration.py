@@ -26,6 +26,11 @@ OUT_OF_RANGE = [
     ({"log": {"format": "xml"}}, "log.format"),
     ({"cluster": {"replicas": 9}}, "cluster.replicas"),
     ({"auth": {"clockSkewSeconds": 1e9}}, "auth.clockSkewSeconds"),
+    ({"server": {"maxInboundBytesPerSecond": -1}}, "server.maxInboundBytesPerSecond"),
+    ({"server": {"inboundBurstBytes": 0}}, "server.inboundBurstBytes"),
+    ({"server": {"inboundThrottleSeconds": 0}}, "server.inboundThrottleSeconds"),
+    ({"gateway": {"maxOutstandingRequestsPerConnection": 0}}, "gateway.maxOutstandingRequestsPerConnection"),
+    ({"data": {"namespaces": ["ok", "../escape"]}}, "data.namespaces"),
 ]
 
 
