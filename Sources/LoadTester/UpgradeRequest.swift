@@ -26,40 +26,16 @@ struct UpgradeRequest: Sendable {
 
     /// The index just past the blank line that ends the response head, if it has arrived.
     static func headEnd(in bytes: [UInt8], searchingFrom start: Int) -> Int? {
-        var index = max(0, start)
-        while index + 3 < bytes.count {
-            if bytes[index] == 13, bytes[index + 1] == 10, bytes[index + 2] == 13, bytes[index + 3] == 10 {
-                return index + 4
-            }
-            index += 1
-        }
-        return nil
+        WebSocketClientHandshake.responseHeadEnd(in: bytes, searchingFrom: start)
     }
 
     /// Checks a complete response head and returns the permessage-deflate codec when one was agreed.
     func accept(head: ArraySlice<UInt8>) throws(UpgradeFailure) -> PerMessageDeflateCodec? {
-        let text = String(decoding: head, as: UTF8.self)
-        var lines = text.split(separator: "\r\n", omittingEmptySubsequences: true)
-        guard !lines.isEmpty else { throw UpgradeFailure("empty upgrade response") }
-        let statusLine = lines.removeFirst()
-        let statusFields = statusLine.split(separator: " ", maxSplits: 2)
-        guard statusFields.count >= 2, statusFields[0].hasPrefix("HTTP/1."), let status = Int(statusFields[1]) else {
-            throw UpgradeFailure("not an HTTP response: \(statusLine.prefix(80))")
-        }
-        guard status == 101 else { throw UpgradeFailure("upgrade refused: \(statusLine.prefix(80))") }
-        var fields: [(name: Substring, value: String)] = []
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { throw UpgradeFailure("malformed header line") }
-            fields.append((line[..<colon], String(line[line.index(after: colon)...])))
-        }
         let outcome: (subprotocol: String?, extensions: [WebSocketExtensionOffer])
         do {
-            outcome = try handshake.validateResponse(
-                statusCode: status,
-                headerValues: { name in
-                    fields.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
-                },
-                offeredSubprotocols: subprotocols)
+            outcome = try handshake.validateResponseHead(head, offeredSubprotocols: subprotocols)
+        } catch .unexpectedStatus(let status) {
+            throw UpgradeFailure("upgrade refused: status \(status)")
         } catch {
             throw UpgradeFailure("bad upgrade response: \(error)")
         }

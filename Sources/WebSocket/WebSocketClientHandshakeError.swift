@@ -12,4 +12,6 @@ public enum WebSocketClientHandshakeError: Error, Hashable, Sendable {
     case unexpectedSubprotocol(String)
     /// `Sec-WebSocket-Extensions` is present but unparseable.
     case malformedExtensions
+    /// The response is not an HTTP response head.
+    case malformedResponse(String)
 }
