@@ -11,6 +11,7 @@ let package = Package(
     name: "Canopy",
     products: [
         .executable(name: "canopy", targets: ["canopy"]),
+        .library(name: "CanopyDatabase", targets: ["CanopyDatabase"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -74,6 +75,9 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
 
+        // MARK: - the Swift client (Linux and macOS: Dispatch sockets, never Transport's epoll)
+        .target(name: "CanopyDatabase", dependencies: ["Wire", "DataModel", "WebSocket", "TLS", "Primitives"]),
+
         // MARK: - load tester (a client: never the server's Gateway or Store)
         .target(
             name: "LoadTester",
@@ -132,6 +136,12 @@ let package = Package(
             name: "AuthTests",
             dependencies: ["Auth", "DataModel", "TestSupport", .product(name: "JWTKit", package: "jwt-kit")]),
         .testTarget(name: "RulesTests", dependencies: ["Rules", "DataModel", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "CanopyDatabaseTests",
+            dependencies: [
+                "CanopyDatabase", "Gateway", "HTTPServer", "Auth", "Wire", "DataModel", "Transport", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "LoadTesterTests",
             dependencies: [

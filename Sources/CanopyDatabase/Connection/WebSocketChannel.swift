@@ -1,0 +1,175 @@
+import Dispatch
+import TLS
+import WebSocket
+
+/// Where a database's realtime channel is: `ws[s]://host:port/.ws?v=5&ns=namespace`.
+struct ChannelEndpoint: Sendable, Equatable {
+    var host: String
+    var port: Int
+    /// TLS (`wss`).
+    var secure: Bool
+    /// The request target, `/.ws?v=5&ns=…` (with `ls=` when resuming a session).
+    var target: String
+
+    /// The `Host` header: the port only when it is not the scheme's default.
+    var hostHeader: String {
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        return port == (secure ? 443 : 80) ? bracketed : "\(bracketed):\(port)"
+    }
+}
+
+/// A WebSocket connection to the server: TCP (``ClientSocket``), TLS when the endpoint is secure, the opening
+/// handshake, then text messages both ways. Owned by a serial queue; events arrive there.
+final class WebSocketChannel: @unchecked Sendable {
+    // Every mutable property is owned by `queue`.
+
+    /// What the channel reports.
+    enum Event {
+        /// The handshake completed: messages may be sent.
+        case open
+        /// A text message arrived.
+        case text([UInt8])
+        /// The channel ended, with the reason.
+        case closed(String)
+    }
+
+    /// Largest handshake response accepted.
+    private static let maxResponseHeadBytes = 16 * 1024
+
+    private let queue: DispatchQueue
+    private let onEvent: (Event) -> Void
+    private var socket: ClientSocket?
+    private let tls: TLSSession?
+    private let handshake = WebSocketClientHandshake()
+    private let upgradeRequest: [UInt8]
+    /// The response head while it arrives; `nil` once the handshake is done.
+    private var responseHead: [UInt8]? = []
+    private var machine = WebSocketConnectionStateMachine(role: .client)
+    private var actions: [WebSocketConnectionStateMachine.Action] = []
+    private var ended = false
+
+    /// Opens a channel to `endpoint`; `headers` go with the upgrade request (`Authorization`, `User-Agent`).
+    ///
+    /// - Throws: a ``TLSError`` when the TLS session cannot be made (a bad server name).
+    init(endpoint: ChannelEndpoint, headers: [(name: String, value: String)], tlsContext: TLSContext?,
+         queue: DispatchQueue, onEvent: @escaping (Event) -> Void) throws
+    {
+        self.queue = queue
+        self.onEvent = onEvent
+        tls = try tlsContext.map { try TLSSession(context: $0, serverName: endpoint.host) }
+        upgradeRequest = handshake.requestHead(
+            host: endpoint.hostHeader, target: endpoint.target, additionalHeaders: headers)
+        socket = ClientSocket(host: endpoint.host, port: endpoint.port, queue: queue) { [weak self] event in
+            self?.socketEvent(event)
+        }
+    }
+
+    /// Sends one text message (the caller splits long ones into protocol frames).
+    func send(text: [UInt8]) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard !ended, responseHead == nil else { return }
+        sendPlaintext(machine.encodeMessage(text, opcode: .text))
+    }
+
+    /// Closes the channel (a close frame when open, then the socket); no event follows.
+    func close() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard !ended else { return }
+        ended = true
+        if responseHead == nil { sendPlaintext(machine.close(code: .normalClosure)) }
+        tls?.close()
+        flushCiphertext()
+        socket?.close()
+        socket = nil
+    }
+
+    // MARK: - Events
+
+    private func socketEvent(_ event: ClientSocket.Event) {
+        guard !ended else { return }
+        switch event {
+        case .connected:
+            do {
+                try tls?.startHandshake()
+            } catch {
+                return end("TLS: \(error)")
+            }
+            sendPlaintext(upgradeRequest)
+        case .received(let bytes):
+            received(bytes)
+        case .closed(let error):
+            end(error.map { "\($0)" } ?? "the server closed the connection")
+        }
+    }
+
+    private func received(_ bytes: [UInt8]) {
+        var plaintext = bytes
+        if let tls {
+            do {
+                plaintext = try bytes.withUnsafeBytes { try tls.receivedCiphertext($0) }
+            } catch {
+                return end("TLS: \(error)")
+            }
+            flushCiphertext()
+            if tls.peerClosed, plaintext.isEmpty { return end("the server closed the connection") }
+        }
+        guard !plaintext.isEmpty else { return }
+        if var head = responseHead {
+            let searchFrom = head.count - 3
+            head.append(contentsOf: plaintext)
+            guard let end = WebSocketClientHandshake.responseHeadEnd(in: head, searchingFrom: searchFrom) else {
+                guard head.count <= Self.maxResponseHeadBytes else { return self.end("the upgrade response is too long") }
+                responseHead = head
+                return
+            }
+            do {
+                let outcome = try handshake.validateResponseHead(head[..<end])
+                guard outcome.extensions.isEmpty else { return self.end("the server chose an extension not offered") }
+            } catch {
+                return self.end("the server refused the WebSocket upgrade: \(error)")
+            }
+            responseHead = nil
+            onEvent(.open)
+            guard !ended, end < head.count else { return }
+            plaintext = Array(head[end...])
+        }
+        actions.removeAll(keepingCapacity: true)
+        plaintext.withUnsafeBytes { machine.bytesReceived($0, into: &actions) }
+        for action in actions where !ended {
+            switch action {
+            case .message(.text(let text)): onEvent(.text(text))
+            case .message(.binary): end("the server sent a binary message")
+            case .send(let frame): sendPlaintext(frame)
+            case .closeConnection(let closure): end("closed: \(closure)")
+            }
+        }
+    }
+
+    private func end(_ reason: String) {
+        guard !ended else { return }
+        ended = true
+        socket?.close()
+        socket = nil
+        onEvent(.closed(reason))
+    }
+
+    // MARK: - Output
+
+    private func sendPlaintext(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        guard let tls else {
+            socket?.write(bytes)
+            return
+        }
+        do {
+            try bytes.withUnsafeBytes { try tls.writePlaintext($0) }
+        } catch {
+            return end("TLS: \(error)")
+        }
+        flushCiphertext()
+    }
+
+    private func flushCiphertext() {
+        while let tls, let ciphertext = tls.takeCiphertext() { socket?.write(ciphertext) }
+    }
+}

@@ -1,0 +1,52 @@
+import Auth
+import Gateway
+import HTTPServer
+import Logging
+import TestSupport
+import Transport
+
+/// A real Canopy (the gateway behind the HTTP server) on a loopback port, persisting in a temporary directory, that
+/// can be stopped and started again on the same port with the same data.
+final class ServerUnderTest: @unchecked Sendable {  // used from one test task at a time
+    private(set) var port: UInt16 = 0
+    private var server: HTTPServer?
+    private var gateway: Gateway?
+    let directory = TemporaryDirectory(prefix: "canopy-client-test")
+
+    init() throws {
+        try start()
+    }
+
+    /// Starts (again): on the port it had before, if any.
+    func start() throws {
+        var logger = Logger(label: "canopy-client-test")
+        logger.logLevel = .critical
+        let verifier = try TokenVerifier(configuration: AuthConfiguration(listensOnLoopbackOnly: true))
+        var gatewayConfiguration = GatewayConfiguration()
+        gatewayConfiguration.namespaceAllowList = NamespaceAllowList(["*"])
+        gatewayConfiguration.dataDirectory = directory.path
+        let gateway = Gateway(configuration: gatewayConfiguration, tokenVerifier: verifier, logger: logger)
+        try gateway.openDefaultNamespace()
+        var configuration = ServerConfiguration()
+        configuration.port = port
+        configuration.eventLoops = 1
+        configuration.shutdownDeadlineSeconds = 1
+        let server = HTTPServer(configuration: configuration, router: gateway, logger: logger)
+        port = try server.start()[0].port
+        self.server = server
+        self.gateway = gateway
+    }
+
+    /// Stops: every connection is closed, the data is kept.
+    func stop() {
+        server?.shutdown()
+        gateway?.close()
+        server = nil
+        gateway = nil
+    }
+
+    deinit {
+        stop()
+        directory.remove()
+    }
+}
