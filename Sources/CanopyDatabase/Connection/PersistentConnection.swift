@@ -64,6 +64,8 @@ final class PersistentConnection: @unchecked Sendable {
         var backoffGrowth: Double = 1.3
         /// A text `"0"` frame after this long without sending (the SDKs' keepalive).
         var keepaliveSeconds: Double = 45
+        /// How long a `get` waits for a connection.
+        var getTimeout: Double = 3
     }
 
     /// A listen the server should hold.
@@ -97,6 +99,9 @@ final class PersistentConnection: @unchecked Sendable {
     /// Requests that only make sense on a live connection, made while offline (onDisconnect operations).
     private var queuedWhileOffline: [(action: ClientAction, onComplete: (RequestOutcome) -> Void)] = []
     private var credential: String?
+    /// Gets waiting for a connection, with their timeouts' ids.
+    private var waitingGets: [(id: Int, request: GetRequest, onComplete: (RequestOutcome) -> Void)] = []
+    private var nextGetID = 0
     private var lastSessionID: String?
     private var backoff: Double
     private var reconnect: DispatchWorkItem?
@@ -174,10 +179,17 @@ final class PersistentConnection: @unchecked Sendable {
         }
     }
 
-    /// A one-shot read; fails at once when not connected (the caller falls back on its cache).
+    /// A one-shot read; while not connected it waits up to ``Settings/getTimeout`` for a connection, then fails
+    /// with ``RequestOutcome/disconnected`` (the caller falls back on data it holds), as the SDKs' `get` does.
     func get(_ request: GetRequest, onComplete: @escaping (RequestOutcome) -> Void) {
-        guard connected else { return onComplete(.disconnected) }
-        send(.get(request), onComplete: onComplete)
+        guard !connected else { return send(.get(request), onComplete: onComplete) }
+        let id = nextGetID
+        nextGetID += 1
+        waitingGets.append((id, request, onComplete))
+        run(on: queue, after: settings.getTimeout) { [weak self] in
+            guard let self, let index = waitingGets.firstIndex(where: { $0.id == id }) else { return }
+            waitingGets.remove(at: index).onComplete(.disconnected)
+        }
     }
 
     // MARK: - Connecting
@@ -287,6 +299,9 @@ final class PersistentConnection: @unchecked Sendable {
         let queued = queuedWhileOffline
         queuedWhileOffline = []
         for (action, onComplete) in queued { send(action, onComplete: onComplete) }
+        let gets = waitingGets
+        waitingGets = []
+        for get in gets { send(.get(get.request), onComplete: get.onComplete) }
         scheduleKeepalive()
         delegate?.connectionDidConnect(serverTimeOffset: offset)
     }

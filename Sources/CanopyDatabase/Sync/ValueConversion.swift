@@ -1,0 +1,99 @@
+import DataModel
+import Foundation
+
+/// Why a value cannot be written.
+public struct DatabaseValueError: Error, Sendable, CustomStringConvertible {
+    /// What is wrong with the value.
+    public let description: String
+}
+
+/// Values as the SDK's API takes and gives them (`[String: Any]`, `[Any]`, `String`, `NSNumber`/`Int`/`Double`/
+/// `Bool`, `NSNull`/`nil`), and the data model's nodes.
+enum ValueConversion {
+    /// `value` as data to write (with `{".sv": …}` server values and `.priority`/`.value` keys), checked against
+    /// the data model's limits at `depth`.
+    static func writeValue(_ value: Any?, depth: Int = 0) throws(DatabaseValueError) -> WriteValue {
+        let json = try jsonBytes(value)
+        do {
+            return try JSONReader.readData(json, depth: depth)
+        } catch {
+            throw DatabaseValueError(description: "invalid data: \(error)")
+        }
+    }
+
+    /// `value` as JSON text.
+    static func jsonBytes(_ value: Any?) throws(DatabaseValueError) -> [UInt8] {
+        guard let value, !(value is NSNull) else { return Array("null".utf8) }
+        let object = normalized(value)
+        guard JSONSerialization.isValidJSONObject([object]) else {
+            throw DatabaseValueError(description: "cannot store a value of type \(type(of: value))")
+        }
+        do {
+            return Array(try JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed]))
+        } catch {
+            throw DatabaseValueError(description: "cannot store \(type(of: value)): \(error)")
+        }
+    }
+
+    /// Swift collections with `AnyHashable` keys and integer types JSONSerialization does not take, made plain.
+    private static func normalized(_ value: Any) -> Any {
+        switch value {
+        case let dictionary as [String: Any]: return dictionary.mapValues(normalized)
+        case let dictionary as [AnyHashable: Any]:
+            var plain: [String: Any] = [:]
+            for (key, child) in dictionary { plain["\(key.base)"] = normalized(child) }
+            return plain
+        case let array as [Any]: return array.map(normalized)
+        case let bool as Bool: return bool
+        case let integer as Int: return integer
+        case let integer as Int64: return integer
+        case let integer as Int32: return Int(integer)
+        case let integer as UInt: return integer
+        case let number as Double: return number
+        case let number as Float: return Double(number)
+        default: return value
+        }
+    }
+
+    /// The SDK's value of `node`: `nil` when empty; objects whose keys are all small integers become arrays (as
+    /// the SDKs convert them: every key an integer and the largest below twice the count), with `NSNull` holes.
+    static func value(of node: Node, exportPriority: Bool = false) -> Any? {
+        if node.isEmpty { return nil }
+        if let leaf = node.leafValue {
+            let plain: Any
+            switch leaf {
+            case .bool(let bool): plain = bool
+            case .string(let string): plain = string
+            case .number(let number):
+                plain = number.rounded() == number && abs(number) < 9.007_199_254_740_992e15
+                    ? NSNumber(value: Int64(number)) : NSNumber(value: number)
+            }
+            guard exportPriority, let priority = node.priority else { return plain }
+            return [".value": plain, ".priority": self.value(of: priority)]
+        }
+        var object: [String: Any] = [:]
+        var integerKeys = true
+        var largest = -1
+        for entry in node.children {
+            object[entry.key.string] = value(of: entry.node, exportPriority: exportPriority)
+            if let integer = entry.key.integerValue, integer >= 0 {
+                largest = max(largest, Int(integer))
+            } else {
+                integerKeys = false
+            }
+        }
+        if exportPriority, let priority = node.priority { object[".priority"] = value(of: priority) }
+        if integerKeys, !exportPriority || node.priority == nil, largest < 2 * object.count {
+            return (0...largest).map { object[String($0)] ?? NSNull() }
+        }
+        return object
+    }
+
+    /// The SDK's value of a priority: a string or a number.
+    static func value(of priority: Priority) -> Any {
+        switch priority {
+        case .string(let string): return string
+        case .number(let number): return NSNumber(value: number)
+        }
+    }
+}
