@@ -66,6 +66,21 @@ struct DatabaseAPITests {
         #expect(try await other.reference(withPath: "profile/name").getData().value as? String == "Ada")
     }
 
+    @Test("a write the rules deny is shown at once, then rolled back with the error")
+    func rollback() async throws {
+        let server = try ServerUnderTest(rules: #"{"rules": {".read": true, "open": {".write": true}}}"#)
+        let database = Self.database(server)
+        let log = Log()
+        let ref = database.reference(withPath: "closed/name")
+        ref.observe(.value, with: { log.add("\($0.value ?? "nil")") })
+        #expect(await Self.eventually { log.all == ["nil"] })
+        ref.setValue("Ada") { error, _ in log.add("error \((error as? DatabaseError)?.status ?? "none")") }
+        #expect(await Self.eventually { log.all.count == 4 })
+        #expect(log.all == ["nil", "Ada", "nil", "error permission_denied"])
+        // Allowed writes are unaffected.
+        try await database.reference(withPath: "open/name").setValue("Ada")
+    }
+
     @Test("transactions from ten clients end at the exact total")
     func transactions() async throws {
         let server = try ServerUnderTest()

@@ -12,8 +12,11 @@ final class ServerUnderTest: @unchecked Sendable {  // used from one test task a
     private var server: HTTPServer?
     private var gateway: Gateway?
     let directory = TemporaryDirectory(prefix: "canopy-client-test")
+    private let rules: String?
 
-    init() throws {
+    /// A server enforcing `rules` (a rules file's text), or serving open data without.
+    init(rules: String? = nil) throws {
+        self.rules = rules
         try start()
     }
 
@@ -25,6 +28,9 @@ final class ServerUnderTest: @unchecked Sendable {  // used from one test task a
         var gatewayConfiguration = GatewayConfiguration()
         gatewayConfiguration.namespaceAllowList = NamespaceAllowList(["*"])
         gatewayConfiguration.dataDirectory = directory.path
+        let holder = RulesHolder(nil)
+        if let rules { _ = try holder.replace(with: Array(rules.utf8), fileName: "database.rules.json") }
+        gatewayConfiguration.rules = holder
         let gateway = Gateway(configuration: gatewayConfiguration, tokenVerifier: verifier, logger: logger)
         try gateway.openDefaultNamespace()
         var configuration = ServerConfiguration()
