@@ -141,7 +141,8 @@ let package = Package(
             dependencies: [
                 "CanopyDatabase", "Gateway", "HTTPServer", "Auth", "Wire", "DataModel", "Transport", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "LoadTesterTests",
             dependencies: [
