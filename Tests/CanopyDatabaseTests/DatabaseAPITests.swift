@@ -81,6 +81,32 @@ struct DatabaseAPITests {
         try await database.reference(withPath: "open/name").setValue("Ada")
     }
 
+    @Test("over TLS (wss), trusting the server's certificate")
+    func secure() async throws {
+        let server = try ServerUnderTest(tls: true)
+        var configuration = DatabaseConfiguration(host: "127.0.0.1", port: Int(server.tlsPort), namespace: "tls",
+                                                  secure: true)
+        configuration.trustedCertificatesPath = server.certificatePath
+        let database = Database(configuration: configuration)
+        try await database.reference(withPath: "secret").setValue("sealed")
+        #expect(try await database.reference(withPath: "secret").getData().value as? String == "sealed")
+    }
+
+    @Test("the credential is sent on every connection, so rules keep letting the client in after a restart")
+    func credentialAcrossRestarts() async throws {
+        let server = try ServerUnderTest(rules: #"{"rules": {".read": false, ".write": false}}"#)
+        var configuration = DatabaseConfiguration(host: "127.0.0.1", port: Int(server.port), namespace: "auth")
+        configuration.authToken = "owner"  // the admin credential of a loopback server without one configured
+        let admin = Database(configuration: configuration)
+        let anonymous = Self.database(server, namespace: "auth")
+        try await admin.reference(withPath: "a").setValue(1)
+        await #expect(throws: DatabaseError.self) { try await anonymous.reference(withPath: "a").setValue(2) }
+        server.stop()
+        try server.start()
+        try await admin.reference(withPath: "a").setValue(3)
+        #expect(try await admin.reference(withPath: "a").getData().value as? NSNumber == 3)
+    }
+
     @Test("transactions from ten clients end at the exact total")
     func transactions() async throws {
         let server = try ServerUnderTest()

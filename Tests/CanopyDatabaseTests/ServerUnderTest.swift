@@ -1,4 +1,5 @@
 import Auth
+import Foundation
 import Gateway
 import HTTPServer
 import Logging
@@ -9,14 +10,28 @@ import Transport
 /// can be stopped and started again on the same port with the same data.
 final class ServerUnderTest: @unchecked Sendable {  // used from one test task at a time
     private(set) var port: UInt16 = 0
+    /// The HTTPS/WSS port, when the server serves TLS.
+    private(set) var tlsPort: UInt16 = 0
+    /// The self-signed certificate the TLS listener presents (and clients trust).
+    var certificatePath: String { directory.path + "/cert.pem" }
+    private let tls: Bool
     private var server: HTTPServer?
     private var gateway: Gateway?
     let directory = TemporaryDirectory(prefix: "canopy-client-test")
     private let rules: String?
 
-    /// A server enforcing `rules` (a rules file's text), or serving open data without.
-    init(rules: String? = nil) throws {
+    /// A server enforcing `rules` (a rules file's text), or serving open data without; with `tls`, also an
+    /// HTTPS/WSS listener with a fresh self-signed certificate (`scripts/gen-test-certs`).
+    init(rules: String? = nil, tls: Bool = false) throws {
         self.rules = rules
+        self.tls = tls
+        if tls {
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("scripts/gen-test-certs")
+            let process = try Process.run(script, arguments: [directory.path])
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+        }
         try start()
     }
 
@@ -37,8 +52,14 @@ final class ServerUnderTest: @unchecked Sendable {  // used from one test task a
         configuration.port = port
         configuration.eventLoops = 1
         configuration.shutdownDeadlineSeconds = 1
+        if tls {
+            configuration.tls = TLSListenerConfiguration(
+                port: tlsPort, certificatePath: certificatePath, privateKeyPath: directory.path + "/key.pem")
+        }
         let server = HTTPServer(configuration: configuration, router: gateway, logger: logger)
-        port = try server.start()[0].port
+        let addresses = try server.start()
+        port = addresses[0].port
+        if tls { tlsPort = addresses[1].port }
         self.server = server
         self.gateway = gateway
     }
