@@ -101,6 +101,7 @@ let package = Package(
             exclude: ["README.md"]),
         .executableTarget(name: "DataBench", dependencies: ["DataModel"], path: "Benchmarks/DataBench"),
         .executableTarget(name: "RulesBench", dependencies: ["Rules", "DataModel"], path: "Benchmarks/RulesBench"),
+        .executableTarget(name: "ClientBench", dependencies: ["CanopyDatabase"], path: "Benchmarks/ClientBench"),
 
         // MARK: - tests
         .executableTarget(
