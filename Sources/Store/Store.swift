@@ -128,6 +128,8 @@ public final class Store: @unchecked Sendable {
     /// Loads the namespace (on the sequencer); returns why it failed.
     private func load(_ configuration: StoreConfiguration) -> JournalError? {
         dispatchPrecondition(condition: .onQueue(queue))
+        // Journal bytes on disk that no snapshot covers: the next snapshot is due by them too.
+        var uncoveredJournalBytes = 0
         guard let persistence, let settings = configuration.persistence else {
             loaded.store(true, ordering: .releasing)
             loading.leave()
@@ -141,6 +143,7 @@ public final class Store: @unchecked Sendable {
             }
             let loaded = try LogLoader.load(files, compiler: compiler, repair: settings.repair,
                                             readOnly: settings.readOnly)
+            uncoveredJournalBytes = loaded.segments.reduce(0) { $0 + ((try? FileSystem.fileSize($1.path)) ?? 0) }
             state = loaded.state
             report.withLock { $0 = loaded.report }
             if !settings.readOnly {
@@ -158,7 +161,7 @@ public final class Store: @unchecked Sendable {
         appliedSequence.store(state.sequence, ordering: .releasing)
         loaded.store(true, ordering: .releasing)
         loading.leave()
-        persistence.start(store: self)
+        persistence.start(store: self, uncoveredJournalBytes: uncoveredJournalBytes)
         return nil
     }
 

@@ -67,6 +67,33 @@ struct StorePersistenceTests {
         #expect(await reopened.tree == (try Self.expectedTree()))
     }
 
+    @Test("a journal replayed at start counts toward the next snapshot, so crash after crash still snapshots")
+    func replayedJournalIsDueForSnapshot() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = Self.configuration(directory.path)
+        configuration.persistence?.snapshotJournalBytes = 2_000
+        // Each run writes less than the threshold, then dies without a snapshot.
+        for run in 0..<3 {
+            let store = try Store(configuration: configuration)
+            for index in 0..<10 {
+                await store.applyOrFail(try Fixture.set("/runs/r\(run)/w\(index)", #""\#(String(repeating: "x", count: 60))""#))
+            }
+            store.abandonForTesting()
+        }
+        let reopened = try Store(configuration: configuration)
+        defer { try? reopened.close() }
+        #expect(reopened.loadReport.replayedRecords == 30)
+        // The replayed journal alone is over the threshold: a snapshot follows without another write.
+        var snapshotted = false
+        for _ in 0..<300 where !snapshotted {
+            try await Task.sleep(nanoseconds: 10_000_000)
+            snapshotted = FileSystem.exists(directory.path + "/state.canopy")
+                && ((try? FileSystem.fileSize(directory.path + "/state.canopy")) ?? 0) > 100
+        }
+        #expect(snapshotted)
+    }
+
     @Test("a second store cannot open a namespace that is in use")
     func exclusiveLock() async throws {
         let directory = TemporaryDirectory()

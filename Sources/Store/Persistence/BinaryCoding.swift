@@ -120,15 +120,18 @@ struct BinaryReader {
         return value
     }
 
-    /// A length-prefixed string; invalid UTF-8 is an error, never repaired.
     /// Skips `count` bytes (which must be there).
     mutating func skip(_ count: Int) throws(BinaryDecodingError) {
         guard count >= 0, count <= bytes.count - offset else { throw failure("length past the end") }
         offset += count
     }
 
+    /// A length-prefixed string; invalid UTF-8 is an error, never repaired.
     mutating func readString() throws(BinaryDecodingError) -> String {
-        let count = try readCount(limit: bytes.count - offset)
+        let length = try readVarint()
+        // Bounded by the bytes left after the length itself.
+        guard length <= UInt64(bytes.count - offset) else { throw failure("string length \(length) past the end") }
+        let count = Int(length)
         let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
             .assumingMemoryBound(to: UInt8.self)
         let string: String

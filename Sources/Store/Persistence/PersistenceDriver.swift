@@ -39,10 +39,13 @@ final class PersistenceDriver: @unchecked Sendable {
         files = NamespaceFiles(directory: settings.directory)
     }
 
-    /// Starts the snapshot timer (unless read-only).
-    func start(store: Store) {
+    /// Starts the snapshot timer (unless read-only). `uncoveredJournalBytes`, the journal that start-up replayed
+    /// because no snapshot covers it, counts as grown since the last snapshot: a server killed again and again
+    /// before its own thresholds would otherwise never take one, and every start would replay more.
+    func start(store: Store, uncoveredJournalBytes: Int) {
         guard !settings.readOnly else { return }
         queue.async { [self] in
+            journalBytesAtLastSnapshot = -uncoveredJournalBytes
             let timer = DispatchSource.makeTimerSource(queue: queue)
             let interval = DispatchTimeInterval.milliseconds(checkIntervalMilliseconds)
             timer.schedule(deadline: .now() + interval, repeating: interval)
