@@ -78,6 +78,11 @@ let package = Package(
         // MARK: - the Swift client (Linux and macOS: Dispatch sockets, never Transport's epoll)
         .target(name: "CanopyDatabase", dependencies: ["Wire", "DataModel", "WebSocket", "TLS", "Primitives"]),
 
+        // Runnable examples of the Swift client (`swift run cars|feed|profile URL`).
+        .executableTarget(name: "cars", dependencies: ["CanopyDatabase"], path: "Examples/cars"),
+        .executableTarget(name: "feed", dependencies: ["CanopyDatabase"], path: "Examples/feed"),
+        .executableTarget(name: "profile", dependencies: ["CanopyDatabase"], path: "Examples/profile"),
+
         // MARK: - load tester (a client: never the server's Gateway or Store)
         .target(
             name: "LoadTester",

@@ -191,8 +191,16 @@ struct DatabaseAPITests {
         let server = try ServerUnderTest()
         let database = Self.database(server)
         let visits = database.reference(withPath: "visits")
-        try await visits.setValue(ServerValue.increment(2))
+        try await visits.setValue(ServerValue.increment(1))
+        try await visits.setValue(ServerValue.increment(1))
         try await visits.setValue(ServerValue.increment(3))
+        // Numbers 0 and 1 stay numbers, booleans stay booleans (on Linux NSNumber(1) also casts to Bool).
+        let mixed = database.reference(withPath: "mixed")
+        try await mixed.setValue(["one": NSNumber(value: 1), "zero": 0, "yes": true, "no": NSNumber(value: false)])
+        let read = try await mixed.getData().value as? [String: Any]
+        #expect(read?["one"] is NSNumber && (read?["one"] as? NSNumber)?.intValue == 1 && !(read?["one"] is Bool && type(of: read?["one"] as Any) == Bool.self))
+        #expect(type(of: read?["yes"] ?? 0) == Bool.self && type(of: read?["no"] ?? 0) == Bool.self)
+        #expect((read?["zero"] as? NSNumber)?.intValue == 0 && type(of: read?["zero"] ?? false) != Bool.self)
         try await database.reference(withPath: "seen").setValue(ServerValue.timestamp())
         #expect((try await visits.getData().value as? NSNumber)?.intValue == 5)
         let seen = (try await database.reference(withPath: "seen").getData().value as? NSNumber)?.doubleValue ?? 0

@@ -69,6 +69,22 @@ public class DatabaseQuery: @unchecked Sendable {  // immutable
         _ = register(eventType, once: true, block: { snapshot, _ in block(snapshot) }, cancel: cancelBlock)
     }
 
+    /// The first `eventType` event.
+    public func observeSingleEvent(of eventType: DataEventType) async throws -> DataSnapshot {
+        try await observeSingleEventAndPreviousSiblingKey(of: eventType).0
+    }
+
+    /// The first `eventType` event and the previous sibling's key.
+    public func observeSingleEventAndPreviousSiblingKey(of eventType: DataEventType) async throws
+        -> (DataSnapshot, String?)
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            observeSingleEvent(of: eventType, andPreviousSiblingKeyWith: { snapshot, previous in
+                continuation.resume(returning: (snapshot, previous))
+            }, withCancel: { error in continuation.resume(throwing: error) })
+        }
+    }
+
     /// As ``observeSingleEvent(of:with:withCancel:)`` with the previous sibling's key.
     public func observeSingleEvent(of eventType: DataEventType,
                                    andPreviousSiblingKeyWith block: @escaping (DataSnapshot, String?) -> Void,
@@ -215,15 +231,11 @@ public class DatabaseQuery: @unchecked Sendable {  // immutable
     }
 
     private static func boundValue(_ value: Any?) -> JSONValue? {
-        switch value {
-        case nil, is NSNull: return .null
-        case let string as String: return .string(string)
-        case let bool as Bool: return .bool(bool)
-        case let number as NSNumber: return .number(number.doubleValue)
-        case let integer as Int: return .number(Double(integer))
-        case let double as Double: return .number(double)
-        default: return nil
-        }
+        guard let value, !(value is NSNull) else { return .null }
+        if let string = value as? String { return .string(string) }
+        if ValueConversion.isBoolean(value) { return .bool((value as? NSNumber)?.boolValue ?? false) }
+        if let number = value as? NSNumber { return .number(number.doubleValue) }
+        return nil
     }
 }
 

@@ -40,13 +40,23 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {  // i
     // MARK: - Writing
 
     /// Replaces the data at this location (`nil` removes it); local observers see it at once.
-    public func setValue(_ value: Any?, withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)? = nil) {
+    public func setValue(_ value: Any?) {
+        write(value, priority: nil, withPriority: false, block: nil)
+    }
+
+    /// Replaces the data; `block` gets the server's answer.
+    public func setValue(_ value: Any?, withCompletionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void) {
         write(value, priority: nil, withPriority: false, block: block)
     }
 
     /// Replaces the data and its priority.
+    public func setValue(_ value: Any?, andPriority priority: Any?) {
+        write(value, priority: priority, withPriority: true, block: nil)
+    }
+
+    /// Replaces the data and its priority; `block` gets the server's answer.
     public func setValue(_ value: Any?, andPriority priority: Any?,
-                         withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)? = nil)
+                         withCompletionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void)
     {
         write(value, priority: priority, withPriority: true, block: block)
     }
@@ -73,9 +83,18 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {  // i
     }
 
     /// Writes each child path of `values` (`"a/b": 1`) at once: all or none (a multi-path update).
+    public func updateChildValues(_ values: [AnyHashable: Any]) {
+        update(values, block: nil)
+    }
+
+    /// Writes each child path of `values` at once; `block` gets the server's answer.
     public func updateChildValues(_ values: [AnyHashable: Any],
-                                  withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)? = nil)
+                                  withCompletionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void)
     {
+        update(values, block: block)
+    }
+
+    private func update(_ values: [AnyHashable: Any], block: (((any Error)?, DatabaseReference) -> Void)?) {
         var entries: [(path: Path, value: WriteValue)] = []
         do {
             for (key, value) in values {
@@ -95,7 +114,12 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {  // i
     }
 
     /// Removes the data at this location.
-    public func removeValue(completionBlock block: (((any Error)?, DatabaseReference) -> Void)? = nil) {
+    public func removeValue() {
+        setValue(nil)
+    }
+
+    /// Removes the data; `block` gets the server's answer.
+    public func removeValue(completionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void) {
         setValue(nil, withCompletionBlock: block)
     }
 
@@ -136,9 +160,24 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {  // i
     // MARK: - onDisconnect
 
     /// Sets `value` here when this client's connection drops (the server runs it).
+    public func onDisconnectSetValue(_ value: Any?) {
+        onDisconnectSet(value, block: nil)
+    }
+
+    /// Sets `value` here when the connection drops; `block` hears that the server registered it.
     public func onDisconnectSetValue(_ value: Any?,
-                                     withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)? = nil)
+                                     withCompletionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void)
     {
+        onDisconnectSet(value, block: block)
+    }
+
+    /// Registers the set; returns once the server holds it.
+    @discardableResult
+    public func onDisconnectSetValue(_ value: Any?) async throws -> DatabaseReference {
+        try await acknowledged { self.onDisconnectSetValue(value, withCompletionBlock: $0) }
+    }
+
+    private func onDisconnectSet(_ value: Any?, block: (((any Error)?, DatabaseReference) -> Void)?) {
         do {
             let written = try ValueConversion.writeValue(value, depth: path.depth)
             onDisconnect(.onDisconnectPut(PutRequest(target: .node(path), value: written)), block)
@@ -148,9 +187,24 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {  // i
     }
 
     /// Updates the child paths of `values` when the connection drops.
+    public func onDisconnectUpdateChildValues(_ values: [AnyHashable: Any]) {
+        onDisconnectUpdate(values, block: nil)
+    }
+
+    /// Updates the child paths of `values` when the connection drops; `block` hears that the server registered it.
     public func onDisconnectUpdateChildValues(_ values: [AnyHashable: Any],
-                                              withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)? = nil)
+                                              withCompletionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void)
     {
+        onDisconnectUpdate(values, block: block)
+    }
+
+    /// Registers the update; returns once the server holds it.
+    @discardableResult
+    public func onDisconnectUpdateChildValues(_ values: [AnyHashable: Any]) async throws -> DatabaseReference {
+        try await acknowledged { self.onDisconnectUpdateChildValues(values, withCompletionBlock: $0) }
+    }
+
+    private func onDisconnectUpdate(_ values: [AnyHashable: Any], block: (((any Error)?, DatabaseReference) -> Void)?) {
         do {
             var entries: [UpdateEntry] = []
             for (key, value) in values {
@@ -165,13 +219,35 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {  // i
     }
 
     /// Removes the data here when the connection drops.
-    public func onDisconnectRemoveValue(withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)? = nil) {
-        onDisconnectSetValue(nil, withCompletionBlock: block)
+    public func onDisconnectRemoveValue() {
+        onDisconnectSet(nil, block: nil)
+    }
+
+    /// Removes the data here when the connection drops; `block` hears that the server registered it.
+    public func onDisconnectRemoveValue(withCompletionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void) {
+        onDisconnectSet(nil, block: block)
+    }
+
+    /// Registers the removal; returns once the server holds it.
+    @discardableResult
+    public func onDisconnectRemoveValue() async throws -> DatabaseReference {
+        try await acknowledged { self.onDisconnectRemoveValue(withCompletionBlock: $0) }
     }
 
     /// Cancels the onDisconnect operations at and below this location.
-    public func cancelDisconnectOperations(withCompletionBlock block: (((any Error)?, DatabaseReference) -> Void)? = nil) {
+    public func cancelDisconnectOperations() {
+        onDisconnect(.onDisconnectCancel(path: path), nil)
+    }
+
+    /// Cancels the onDisconnect operations here and below; `block` hears that the server did.
+    public func cancelDisconnectOperations(withCompletionBlock block: @escaping ((any Error)?, DatabaseReference) -> Void) {
         onDisconnect(.onDisconnectCancel(path: path), block)
+    }
+
+    /// Cancels the onDisconnect operations here and below; returns once the server did.
+    @discardableResult
+    public func cancelDisconnectOperations() async throws -> DatabaseReference {
+        try await acknowledged { self.cancelDisconnectOperations(withCompletionBlock: $0) }
     }
 
     private func onDisconnect(_ action: ClientAction, _ block: (((any Error)?, DatabaseReference) -> Void)?) {

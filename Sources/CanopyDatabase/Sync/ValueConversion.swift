@@ -35,8 +35,21 @@ enum ValueConversion {
         }
     }
 
-    /// Swift collections with `AnyHashable` keys and integer types JSONSerialization does not take, made plain.
+    /// Whether `value` is a boolean: a Swift `Bool`, or an `NSNumber` made from one. On Linux `NSNumber(1) as? Bool`
+    /// succeeds too, so the check is on the number's type (`c`), never on the cast.
+    static func isBoolean(_ value: Any) -> Bool {
+        if type(of: value) == Bool.self { return true }
+        if let number = value as? NSNumber { return String(cString: number.objCType) == "c" }
+        return false
+    }
+
+    /// Swift collections with `AnyHashable` keys, booleans and numbers, made plain for JSONSerialization.
     private static func normalized(_ value: Any) -> Any {
+        if isBoolean(value) { return (value as? NSNumber)?.boolValue ?? (value as? Bool ?? false) }
+        if !(value is String), let number = value as? NSNumber {
+            let double = number.doubleValue
+            return double.rounded() == double && abs(double) < 9.0e15 ? Int64(double) as Any : double as Any
+        }
         switch value {
         case let dictionary as [String: Any]: return dictionary.mapValues(normalized)
         case let dictionary as [AnyHashable: Any]:
@@ -44,13 +57,6 @@ enum ValueConversion {
             for (key, child) in dictionary { plain["\(key.base)"] = normalized(child) }
             return plain
         case let array as [Any]: return array.map(normalized)
-        case let bool as Bool: return bool
-        case let integer as Int: return integer
-        case let integer as Int64: return integer
-        case let integer as Int32: return Int(integer)
-        case let integer as UInt: return integer
-        case let number as Double: return number
-        case let number as Float: return Double(number)
         default: return value
         }
     }
