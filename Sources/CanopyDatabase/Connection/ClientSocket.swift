@@ -38,6 +38,8 @@ final class ClientSocket: @unchecked Sendable {
     private var unsent: [UInt8] = []
     private var unsentOffset = 0
     private var isClosed = false
+    /// Whether a flush is queued for the end of this turn.
+    private var flushScheduled = false
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     /// Sources not yet cancelled completely; the descriptor waits for them.
     private var liveSources = 0
@@ -59,12 +61,18 @@ final class ClientSocket: @unchecked Sendable {
         }
     }
 
-    /// Queues `bytes`; they go out in order once connected.
+    /// Queues `bytes`; they go out in order once connected, with everything else written in the same turn of the
+    /// queue (one `send` for a burst of pipelined requests, not one each).
     func write(_ bytes: [UInt8]) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !isClosed else { return }
         unsent.append(contentsOf: bytes)
-        if !connecting, writeSource == nil { flush() }
+        guard !connecting, writeSource == nil, !flushScheduled else { return }
+        flushScheduled = true
+        queue.async { [self] in
+            flushScheduled = false
+            if !isClosed, !connecting, writeSource == nil { flush() }
+        }
     }
 
     /// Closes now; pending output is dropped and no event follows.

@@ -21,20 +21,6 @@ enum ValueConversion {
         }
     }
 
-    /// `value` as JSON text.
-    static func jsonBytes(_ value: Any?) throws(DatabaseValueError) -> [UInt8] {
-        guard let value, !(value is NSNull) else { return Array("null".utf8) }
-        let object = normalized(value)
-        guard JSONSerialization.isValidJSONObject([object]) else {
-            throw DatabaseValueError(description: "cannot store a value of type \(type(of: value))")
-        }
-        do {
-            return Array(try JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed]))
-        } catch {
-            throw DatabaseValueError(description: "cannot store \(type(of: value)): \(error)")
-        }
-    }
-
     /// Whether `value` is a boolean: a Swift `Bool`, or an `NSNumber` made from one. On Linux `NSNumber(1) as? Bool`
     /// succeeds too, so the check is on the number's type (`c`), never on the cast.
     static func isBoolean(_ value: Any) -> Bool {
@@ -43,22 +29,67 @@ enum ValueConversion {
         return false
     }
 
-    /// Swift collections with `AnyHashable` keys, booleans and numbers, made plain for JSONSerialization.
-    private static func normalized(_ value: Any) -> Any {
-        if isBoolean(value) { return (value as? NSNumber)?.boolValue ?? (value as? Bool ?? false) }
-        if !(value is String), let number = value as? NSNumber {
-            let double = number.doubleValue
-            return double.rounded() == double && abs(double) < 9.0e15 ? Int64(double) as Any : double as Any
-        }
+    /// `value` as JSON text, written directly (Foundation's JSONSerialization bridges every value through
+    /// `NSObject`s and took most of a write's time).
+    static func jsonBytes(_ value: Any?) throws(DatabaseValueError) -> [UInt8] {
+        var writer = JSONWriter(capacity: 64)
+        try write(value, into: &writer, depth: 0)
+        return writer.bytes
+    }
+
+    /// Nesting beyond which a value is refused before the data model's own depth check (which comes later).
+    private static let maxNesting = 64
+
+    /// Cheap exact-type checks first: casting an `Any` that holds a dictionary to `NSNumber` bridges the whole
+    /// dictionary to an `NSDictionary` before failing.
+    private static func write(_ value: Any?, into writer: inout JSONWriter, depth: Int) throws(DatabaseValueError) {
+        guard depth <= maxNesting else { throw DatabaseValueError(description: "the value nests too deep") }
+        guard let value, !(value is NSNull) else { return writer.writeRaw("null".utf8) }
         switch value {
-        case let dictionary as [String: Any]: return dictionary.mapValues(normalized)
-        case let dictionary as [AnyHashable: Any]:
+        case let string as String:
+            writer.writeString(string)
+        case let object as [String: Any]:
+            writer.writeRaw("{".utf8)
+            var first = true
+            for (key, child) in object {
+                if !first { writer.writeRaw(",".utf8) }
+                first = false
+                writer.writeString(key)
+                writer.writeRaw(":".utf8)
+                try write(child, into: &writer, depth: depth + 1)
+            }
+            writer.writeRaw("}".utf8)
+        case let array as [Any]:
+            writer.writeRaw("[".utf8)
+            for (index, child) in array.enumerated() {
+                if index > 0 { writer.writeRaw(",".utf8) }
+                try write(child, into: &writer, depth: depth + 1)
+            }
+            writer.writeRaw("]".utf8)
+        case let flag as Bool where type(of: value) == Bool.self:
+            writer.writeRaw((flag ? "true" : "false").utf8)
+        case let integer as Int where type(of: value) == Int.self:
+            try writeNumber(Double(integer), into: &writer)
+        case let double as Double where type(of: value) == Double.self:
+            try writeNumber(double, into: &writer)
+        case let number as NSNumber:
+            if String(cString: number.objCType) == "c" {
+                writer.writeRaw((number.boolValue ? "true" : "false").utf8)
+            } else {
+                try writeNumber(number.doubleValue, into: &writer)
+            }
+        case let object as [AnyHashable: Any]:
             var plain: [String: Any] = [:]
-            for (key, child) in dictionary { plain["\(key.base)"] = normalized(child) }
-            return plain
-        case let array as [Any]: return array.map(normalized)
-        default: return value
+            for (key, child) in object { plain["\(key.base)"] = child }
+            try write(plain, into: &writer, depth: depth)
+        default:
+            throw DatabaseValueError(description: "cannot store a value of type \(type(of: value))")
         }
+    }
+
+    private static func writeNumber(_ number: Double, into writer: inout JSONWriter) throws(DatabaseValueError) {
+        guard number.isFinite else { throw DatabaseValueError(description: "numbers must be finite, not \(number)") }
+        writer.writeNumber(number)
     }
 
     /// The SDK's value of `node`: `nil` when empty; objects whose keys are all small integers become arrays (as
