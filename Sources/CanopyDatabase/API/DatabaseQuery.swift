@@ -220,7 +220,13 @@ public class DatabaseQuery: @unchecked Sendable {  // immutable
             return adding([], check: nil).withProblem("a query bound must be a string, a number, a boolean or nil")
         }
         var added: [(key: String, value: JSONValue)] = [(valueKey, json)]
-        if let childKey { added.append((nameKey, .string(childKey))) }
+        let orderedByKey = members.contains { $0.key == "i" && $0.value == .string(".key") }
+        if let childKey {
+            added.append((nameKey, .string(childKey)))
+        } else if exclusive != nil, !orderedByKey {
+            // After every child with the value, or before every one (wire-protocol.md: the JS SDK's encoding).
+            added.append((nameKey, .string(valueKey == "sp" ? "[MAX_NAME]" : "[MIN_NAME]")))
+        }
         if let exclusive { added.append((exclusive, .bool(false))) }
         return adding(added, check: valueKey)
     }
