@@ -19,6 +19,7 @@ import pytest
 from conftest import REPO_ROOT, CanopyServer
 from rest_client import Rest
 
+EXAMPLES = ["cars", "feed", "profile"]
 EXAMPLES_BIN_DIR = Path(os.environ.get("CANOPY_EXAMPLES_BIN_DIR") or REPO_ROOT / ".build" / "debug")
 RUN_TIMEOUT = 30.0
 NAMESPACE = "examples"
@@ -158,3 +159,19 @@ def test_profile_writes_defaults_once_counts_visits_and_leaves_offline(start_ser
         assert rest.value("/users/ada/visits") == 2
     finally:
         rest.close()
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_the_example_also_compiles_in_swift_5_mode(name):
+    """Code written for the SDK compiles in both language modes: the package builds the examples in Swift 6 mode;
+    this type-checks each in Swift 5 mode against the same built modules."""
+    modules = REPO_ROOT / ".build" / "debug" / "Modules"
+    if not (modules / "CanopyDatabase.swiftmodule").exists():
+        pytest.skip(f"{modules} has no CanopyDatabase module: build the package first (swift build --build-tests)")
+    checked = subprocess.run(
+        ["swiftc", "-typecheck", "-swift-version", "5", "-I", str(modules),
+         "-Xcc", f"-fmodule-map-file={REPO_ROOT / 'Sources/COpenSSL/module.modulemap'}",
+         "-Xcc", f"-fmodule-map-file={REPO_ROOT / 'Sources/CZlib/module.modulemap'}",
+         str(REPO_ROOT / "Examples" / name / "main.swift")],
+        capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stderr[-2000:]
