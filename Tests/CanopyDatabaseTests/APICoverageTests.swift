@@ -95,6 +95,25 @@ struct APICoverageTests {
         #expect(await Self.eventually { log.all == ["done"] })
     }
 
+    @Test("a server restart loses no listen and no write made while it was down")
+    func serverRestart() async throws {
+        let server = try ServerUnderTest()
+        let client = DatabaseAPITests.database(server, namespace: "restart")
+        let log = Log()
+        client.reference(withPath: "doc").observe(.value, with: { log.add("\($0.value ?? "nil")") })
+        #expect(await Self.eventually { log.all == ["nil"] })
+        server.stop()
+        client.reference(withPath: "doc").setValue("written offline") { error, _ in log.add("ack \(error == nil)") }
+        #expect(await Self.eventually { log.all == ["nil", "written offline"] })
+        try server.start()
+        #expect(await Self.eventually { log.all.contains("ack true") })
+        // The listen is back: another client's write reaches it.
+        let other = DatabaseAPITests.database(server, namespace: "restart")
+        #expect(try await other.reference(withPath: "doc").getData().value as? String == "written offline")
+        try await other.reference(withPath: "doc").setValue("from another client")
+        #expect(await Self.eventually { log.all.last == "from another client" })
+    }
+
     @Test(".info/serverTimeOffset and the events AsyncSequence")
     func infoAndEvents() async throws {
         let server = try ServerUnderTest()
