@@ -94,7 +94,7 @@ extension DatabaseReference {
 
     /// Runs `block` on the current data and writes what it returns, only if nobody changed the data meanwhile
     /// (compare-and-set); when somebody did, runs it again on their data. The completion gets `(error,
-    /// committed, snapshot)`. `block` runs on the database's own queue and may run several times.
+    /// committed, snapshot)`. `block` runs on the callback queue and may run several times.
     public func runTransactionBlock(_ block: @escaping (MutableData) -> TransactionResult,
                                     andCompletionBlock completion: (((any Error)?, Bool, DataSnapshot?) -> Void)? = nil)
     {
@@ -121,29 +121,38 @@ extension DatabaseReference {
     {
         let engine = database.engine
         engine.serverData(at: path) { [self] result in
-            switch result {
-            case .failure(let error):
-                run(on: engine.callbackQueue) { completion?(error, false, nil) }
-            case .success(let current):
-                let data = MutableData(storage: MutableData.Storage(node: current), path: .root)
-                guard let node = block(data).node else {
-                    let snapshot = DataSnapshot(reference: self, node: current, query: nil)
-                    return run(on: engine.callbackQueue) { completion?(nil, false, snapshot) }
-                }
-                engine.write([(path, WriteValue(node: node))], merge: false, at: path, hash: current.hash) { error in
-                    if error?.status == "datastale", attempt < Self.maxTransactionAttempts {
-                        // Somebody wrote first: try again on their data, after a random pause that grows with the
-                        // attempts, so that clients racing on one location do not keep colliding.
-                        let pause = Double.random(in: 0...min(0.005 * Double(attempt * attempt), 0.5))
-                        return run(on: engine.queue, after: pause) {
-                            self.attemptTransaction(block, attempt: attempt + 1, completion: completion)
-                        }
+            // The block is the caller's code: it runs on the callback queue, never on the engine's.
+            run(on: engine.callbackQueue) { [self] in decide(result, block, attempt: attempt, completion: completion) }
+        }
+    }
+
+    private func decide(_ result: Result<Node, DatabaseError>, _ block: @escaping (MutableData) -> TransactionResult,
+                        attempt: Int, completion: (((any Error)?, Bool, DataSnapshot?) -> Void)?)
+    {
+        let engine = database.engine
+        switch result {
+        case .failure(let error):
+            completion?(error, false, nil)
+        case .success(let current):
+            let data = MutableData(storage: MutableData.Storage(node: current), path: .root)
+            guard let node = block(data).node else {
+                completion?(nil, false, DataSnapshot(reference: self, node: current, query: nil))
+                return
+            }
+            engine.write([(path, WriteValue(node: node))], merge: false, at: path, hash: current.hash) { error in
+                if error?.status == "datastale", attempt < Self.maxTransactionAttempts {
+                    // Somebody wrote first: try again on their data, after a random pause that grows with the
+                    // attempts, so that clients racing on one location do not keep colliding.
+                    let pause = Double.random(in: 0...min(0.005 * Double(attempt * attempt), 0.5))
+                    return run(on: engine.queue, after: pause) {
+                        self.attemptTransaction(block, attempt: attempt + 1, completion: completion)
                     }
-                    let failure = error?.status == "datastale"
-                        ? DatabaseError(status: "maxretries", message: "the transaction was retried too many times")
-                        : error
-                    completion?(failure, failure == nil, DataSnapshot(reference: self, node: failure == nil ? node : current, query: nil))
                 }
+                let failure = error?.status == "datastale"
+                    ? DatabaseError(status: "maxretries", message: "the transaction was retried too many times")
+                    : error
+                let written = failure == nil ? node : current
+                completion?(failure, failure == nil, DataSnapshot(reference: self, node: written, query: nil))
             }
         }
     }
