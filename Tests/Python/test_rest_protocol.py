@@ -471,6 +471,11 @@ def test_download_names_the_attachment(rest):
     rest.put("/d", {"a": 1})
     response = expect_ok(rest.get("/d", {"download": "backup.json"}), {"a": 1})
     assert response.header("Content-Disposition") == 'attachment; filename="backup.json"', response.describe()
+    # A quote (or backslash) followed by a combining mark cannot close the quoted name (found by RESTPathQueryFuzz).
+    response = expect_ok(rest.get("/d", {"download": "a\"\u0301; filename*=UTF-8''x.exe"}), {"a": 1})
+    header = response.header("Content-Disposition")
+    assert header.startswith('attachment; filename="a') and header.endswith("x.exe\"") and header.count('"') == 2, \
+        response.describe()
 
 
 @pytest.mark.parametrize("order_by,index_name", [('"score"', "score"), ('"$value"', ".value"),

@@ -41,7 +41,11 @@ struct RESTReply: Sendable {
     func read(_ json: [UInt8], headers extra: HTTPHeaders, callback: String?, download: String?) -> HTTPResponse {
         var extra = extra
         if let download {
-            let name = download.filter { $0 != "\"" && $0 != "\\" && !$0.isNewline }
+            // By scalar, not by Character: a quote followed by a combining mark is one Character that is not `"`,
+            // and would close the quoted file name (found by RESTPathQueryFuzz).
+            let name = String(String.UnicodeScalarView(download.unicodeScalars.filter { scalar in
+                scalar != "\"" && scalar != "\\" && !Character(scalar).isNewline
+            }))
             extra.add(name: "Content-Disposition", value: "attachment; filename=\"\(name)\"")
         }
         guard let callback, !silent else { return success(json, headers: extra) }
