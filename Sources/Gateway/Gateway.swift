@@ -101,15 +101,17 @@ public final class Gateway: Router {
     /// event loop and no other namespace waits for it; its clients' operations queue behind the load. A namespace
     /// that fails to load is closed again (its operations fail) and retried by the next connection.
     ///
-    /// A namespace that does not exist yet is created only when `mayCreate` (the caller holds the admin
-    /// credential), when it is the default one, or when ``GatewayConfiguration/namespaceAllowList`` names it;
-    /// otherwise nothing is opened and nothing is written to disk.
-    func namespace(named name: String, mayCreate: Bool) -> Result<Namespace, NamespaceProblem> {
+    /// A namespace that does not exist yet is created only when it is the default one, when
+    /// ``GatewayConfiguration/namespaceAllowList`` names it, or when `mayCreate` (the caller holds the admin
+    /// credential; asked only then, since it may verify a token); otherwise nothing is opened and nothing is written
+    /// to disk.
+    func namespace(named name: String, mayCreate: @autoclosure () -> Bool) -> Result<Namespace, NamespaceProblem> {
         guard DataDirectory.isValidNamespace(name) else { return .failure(.invalidName(name)) }
         return namespaces.withLock { open in
             if let namespace = open[name] { return .success(namespace) }
-            guard mayCreate || name == configuration.defaultNamespace || configuration.namespaceAllowList.allows(name)
+            guard name == configuration.defaultNamespace || configuration.namespaceAllowList.allows(name)
                 || configuration.dataDirectory.map({ DataDirectory.holdsNamespace($0, namespace: name) }) == true
+                || mayCreate()
             else { return .failure(.notCreated(name)) }
             guard open.count < configuration.maxNamespaces else { return .failure(.tooMany(configuration.maxNamespaces)) }
             var storeConfiguration = StoreConfiguration(clock: configuration.clock,

@@ -35,8 +35,6 @@ public class DatabaseQuery: @unchecked Sendable {  // immutable
     /// The location of the query.
     public var ref: DatabaseReference { DatabaseReference(database: database, path: path, infoKey: infoKey) }
 
-    var reference: DatabaseReference { ref }
-
     // MARK: - Observing
 
     /// Calls `block` for every `eventType` event; returns the handle for ``removeObserver(withHandle:)``.

@@ -135,17 +135,6 @@ final class PersistentConnection: @unchecked Sendable {
 
     // MARK: - Requests
 
-    /// Sets the credential: sent now when connected, and first on every new connection.
-    func authenticate(_ token: String?, onComplete: @escaping (RequestOutcome) -> Void) {
-        credential = token
-        guard connected else { return }
-        if let token {
-            send(.auth(AuthRequest(method: .auth, credential: token)), onComplete: onComplete)
-        } else {
-            send(.unauth, onComplete: onComplete)
-        }
-    }
-
     /// Asks the server to hold `request`'s listen; `currentHash` names the data already held (re-listening).
     func listen(_ request: ListenRequest, currentHash: @escaping () -> String,
                 onComplete: @escaping (RequestOutcome) -> Void)

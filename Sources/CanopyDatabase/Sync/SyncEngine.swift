@@ -51,7 +51,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
             let registration = Registration(handle: handle, kind: kind, block: block, cancel: cancel, once: once)
             if let infoKey = query.infoKey {
                 info.add(registration, key: infoKey)
-                deliverInfo(infoKey, to: [registration], reference: query.reference)
+                deliverInfo(infoKey, to: [registration], reference: query.ref)
                 return handle
             }
             let view = self.view(for: query)
@@ -145,8 +145,9 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
                 let node = (try? entry.value.resolved(timestamp: now) { current.descendant(at: $0) }) ?? entry.value.node
                 return (path: entry.path, node: node)
             }
-            writes.append(LocalWrite(entries: resolved, id: id))
-            refresh(where: { view in resolved.contains { $0.path.contains(view.path) || view.path.contains($0.path) } })
+            let local = LocalWrite(entries: resolved, id: id)
+            writes.append(local)
+            refresh(where: { local.affects($0.path) })
             let action: ClientAction
             if merge {
                 action = .merge(MergeRequest(path: path, entries: entries.map { entry in
@@ -158,7 +159,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
             connection.write(action) { [weak self] outcome in
                 guard let self else { return }
                 writes.removeAll { $0.id == id }
-                refresh(where: { view in resolved.contains { $0.path.contains(view.path) || view.path.contains($0.path) } })
+                refresh(where: { local.affects($0.path) })
                 let error = outcome.isOK ? nil : DatabaseError(status: outcome.status, message: outcome.message)
                 if let completion { run(on: callbackQueue) { completion(error) } }
             }
