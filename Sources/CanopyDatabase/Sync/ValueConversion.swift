@@ -73,7 +73,7 @@ enum ValueConversion {
         case let double as Double where type(of: value) == Double.self:
             try writeNumber(double, into: &writer)
         case let number as NSNumber:
-            if String(cString: number.objCType) == "c" {
+            if isBoolean(number) {
                 writer.writeRaw((number.boolValue ? "true" : "false").utf8)
             } else {
                 try writeNumber(number.doubleValue, into: &writer)
