@@ -23,10 +23,12 @@ public final class Gateway: Router {
     /// Verifies `auth` / `gauth` credentials.
     let tokenVerifier: TokenVerifier
     let sessions = SessionDirectory()
+    /// The live long-poll sessions (long-polling.md).
+    let longPolls = LongPollDirectory()
     /// The live REST event streams.
     let streams = StreamDirectory()
     private let namespaces = Mutex<[String: Namespace]>([:])
-    private let server = Mutex<HTTPServer?>(nil)
+    let server = Mutex<HTTPServer?>(nil)
     /// The last minutes' figures, for the console's charts.
     let figures = FiguresHistory()
     /// Rule evaluations as they happen, while a console watches.
@@ -47,6 +49,7 @@ public final class Gateway: Router {
     private static let routes: RouteTable<Gateway> = {
         var table = RouteTable<Gateway>()
         table.add(.exact("/.ws")) { gateway, request, _ in gateway.webSocketRoute(request) }
+        table.add(.exact("/.lp")) { gateway, request, _ in gateway.longPollRoute(request) }
         table.add(.exact("/.metrics"), methods: ["GET"]) { gateway, _, _ in .respond(gateway.metricsResponse()) }
         for path in adminPaths {
             table.add(.exact(path)) { gateway, request, _ in gateway.adminRoute(request) }
@@ -66,6 +69,9 @@ public final class Gateway: Router {
 
     private func webSocketRoute(_ request: HTTPRequest) -> Route {
         let parameters = ConnectionParameters(query: request.head.query ?? "")
+        if let transportSession = parameters.transportSessionID {
+            return upgradeRoute(transportSession: transportSession, host: request.head.headers["Host"] ?? "localhost")
+        }
         let name = parameters.namespace.flatMap { $0.isEmpty ? nil : $0 } ?? configuration.defaultNamespace
         let namespace: Namespace
         switch self.namespace(named: name, mayCreate: upgradeCarriesAdminCredential(request.head)) {
@@ -73,16 +79,20 @@ public final class Gateway: Router {
         case .failure(.notCreated(let name)):
             metrics.namespacesRefused.increment()
             let reason = NamespaceProblem.notCreated(name).description
-            return .webSocket { _ in RefusedSession(reason: reason) }
+            return .webSocket { _ in
+                RefusedSession(message: .shutdown(reason: reason), closeCode: 1008, closeReason: "namespace refused")
+            }
         case .failure(let problem): return .respond(problem.response)
         }
         let host = request.head.headers["Host"] ?? "localhost"
         let crossSite = CrossSiteRequest.isCrossSite(request.head)
         let coalesce = parameters.coalesceMilliseconds.map { Double(min(max($0, 10), 10_000)) / 1000 }
         return .webSocket { [self] webSocket in
-            WireSession(webSocket: webSocket, namespace: namespace, gateway: self, host: host,
-                        lastSessionID: parameters.lastSessionID, openedByCrossSitePage: crossSite,
-                        coalesceSeconds: coalesce)
+            let channel = WebSocketChannel(webSocket: webSocket)
+            channel.session = WireSession(
+                channel: channel, loop: webSocket.loop, namespace: namespace, gateway: self, host: host,
+                lastSessionID: parameters.lastSessionID, openedByCrossSitePage: crossSite, coalesceSeconds: coalesce)
+            return channel
         }
     }
 
@@ -235,6 +245,9 @@ public final class Gateway: Router {
     /// Includes the HTTP server's transport figures (connections, bytes out, slow consumers) in `/.metrics`.
     public func reportTransportMetrics(of server: HTTPServer) {
         self.server.withLock { $0 = server }
+        server.whenShuttingDown { [longPolls] in
+            for channel in longPolls.all { channel.loop.execute { channel.serverStopping() } }
+        }
         figures.start(self)
     }
 
@@ -281,7 +294,7 @@ public final class Gateway: Router {
         let transport = server.withLock { $0.map(TransportFigures.init) }
         let coverage = configuration.rules.rules.map { RuleCoverageExposition($0.coverage).bytes } ?? []
         let body = metrics.exposition(
-            sessions: sessions.count, listens: sessions.listenCount, views: views, namespaces: open.count,
+            sessions: sessions.count, longPolls: longPolls.count, listens: sessions.listenCount, views: views, namespaces: open.count,
             streams: streams.count,
             extra: (transport?.exposition ?? []) + coverage)
         var headers = HTTPHeaders()

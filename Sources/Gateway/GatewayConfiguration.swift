@@ -44,6 +44,8 @@ public struct GatewayConfiguration: Sendable {
     /// Most `auth` requests one wire connection may make a second (with as many saved up); more are refused
     /// with `limit_exceeded`.
     public var maxAuthAttemptsPerSecond = 10
+    /// The long-poll transport's timing and limits (long-polling.md).
+    public var longPoll = LongPollSettings()
     /// The web console's files, served at `/.console/` (`nil`: no console).
     public var consoleAssets: StaticAssets?
     /// Server time in milliseconds since the Unix epoch (hello `ts`, server timestamps).

@@ -67,12 +67,21 @@ public final class GatewayMetrics: Sendable {
     let journalFailures: CoreMetrics.Counter
     /// Connections and requests refused because they named a namespace that does not exist and may not create it.
     let namespacesRefused: CoreMetrics.Counter
+    /// Long-poll requests received (long-polling.md §1).
+    let longPollRequests: CoreMetrics.Counter
+    /// Long-poll sessions that moved to a WebSocket (§7).
+    let longPollUpgrades: CoreMetrics.Counter
+    /// Long-poll sessions ended because their client stopped polling (§5).
+    let longPollExpired: CoreMetrics.Counter
+    /// Long-poll sessions ended because messages waited for polls beyond the outbound limit (§8).
+    let longPollSlowConsumers: CoreMetrics.Counter
 
     private let liveSessions: CoreMetrics.Gauge
     private let liveListens: CoreMetrics.Gauge
     private let liveViews: CoreMetrics.Gauge
     private let liveNamespaces: CoreMetrics.Gauge
     private let liveStreams: CoreMetrics.Gauge
+    private let liveLongPolls: CoreMetrics.Gauge
 
     init() {
         let factory = PrometheusMetricsFactory(registry: registry)
@@ -104,16 +113,24 @@ public final class GatewayMetrics: Sendable {
         namespacesRefused = counter("canopy_namespaces_refused_total")
         diskFull = counter("canopy_store_disk_full_total")
         journalFailures = counter("canopy_store_journal_failures_total")
+        longPollRequests = counter("canopy_longpoll_requests_total")
+        longPollUpgrades = counter("canopy_longpoll_upgrades_total")
+        longPollExpired = counter("canopy_longpoll_expired_total")
+        longPollSlowConsumers = counter("canopy_longpoll_slow_consumers_total")
         liveSessions = gauge("canopy_wire_sessions")
         liveListens = gauge("canopy_listens")
         liveViews = gauge("canopy_views")
         liveNamespaces = gauge("canopy_namespaces")
         liveStreams = gauge("canopy_event_streams")
+        liveLongPolls = gauge("canopy_longpoll_sessions")
     }
 
     /// Records the live gauges and returns every metric in the Prometheus text format.
-    func exposition(sessions: Int, listens: Int, views: Int, namespaces: Int, streams: Int, extra: [UInt8]) -> [UInt8] {
+    func exposition(sessions: Int, longPolls: Int, listens: Int, views: Int, namespaces: Int, streams: Int,
+                    extra: [UInt8]) -> [UInt8]
+    {
         liveSessions.record(sessions)
+        liveLongPolls.record(longPolls)
         liveStreams.record(streams)
         liveListens.record(listens)
         liveViews.record(views)

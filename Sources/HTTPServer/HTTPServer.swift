@@ -1,5 +1,6 @@
 import Dispatch
 import HTTP1
+import Synchronization
 import Logging
 import TLS
 import Transport
@@ -21,6 +22,7 @@ public final class HTTPServer: @unchecked Sendable {
     private let builtInRoutes: RouteTable<Void>
     let webSocketUpgrade: WebSocketUpgrade
     private var listeners: [Listener] = []
+    private let shutdownWork = Mutex<[@Sendable () -> Void]>([])
     private var tlsContext: TLSContext?
 
     /// Creates a server; nothing is bound until ``start()``.
@@ -67,6 +69,30 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Live connections across all listeners.
     public var liveConnections: Int { listeners.reduce(0) { $0 + $1.liveConnections.value } }
+
+    /// Counts a session that has no connection of its own (a long-poll session, which comes and goes on requests)
+    /// as a live connection: `false`, and nothing counted, when ``ServerConfiguration/maxConnections`` are live.
+    /// Each admitted session calls ``releaseSession()`` once when it ends.
+    public func admitSession() -> Bool {
+        guard let counter = listeners.first?.liveConnections else { return true }
+        counter.add(1)
+        guard liveConnections <= configuration.maxConnections else {
+            counter.add(-1)
+            return false
+        }
+        return true
+    }
+
+    /// Ends a session counted by ``admitSession()``.
+    public func releaseSession() {
+        listeners.first?.liveConnections.add(-1)
+    }
+
+    /// Runs `work` when ``shutdown()`` begins, after the listeners stopped (sessions that are not connections end
+    /// there, so the shutdown need not wait for them).
+    public func whenShuttingDown(_ work: @escaping @Sendable () -> Void) {
+        shutdownWork.withLock { $0.append(work) }
+    }
 
     /// Connections refused at the connection limit.
     public var refusedConnections: UInt64 { listeners.reduce(0) { $0 + $1.refusedConnections.load } }
@@ -121,6 +147,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Blocks the calling thread (a process edge: the signal handler or a test).
     public func shutdown() {
         for listener in listeners { listener.stop() }
+        for work in shutdownWork.withLock({ $0 }) { work() }
         for loop in group.loops {
             loop.queue.sync {
                 for connection in loop.openConnections { connection.shutDown() }

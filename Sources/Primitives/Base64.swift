@@ -90,3 +90,44 @@ public enum Base64 {
         return count
     }
 }
+
+extension Base64 {
+    /// Decodes base64 in either alphabet (standard `+ /`, or URL-safe `- _`), padded with `=` or `.` or not padded,
+    /// as browsers' web-safe encoders write it; `nil` for anything else (a stray character, a lone trailing
+    /// symbol). Unused trailing bits are ignored.
+    public static func decodeLenient(_ input: [UInt8]) -> [UInt8]? {
+        var end = input.count
+        var padding = 0
+        while end > 0, input[end - 1] == UInt8(ascii: "=") || input[end - 1] == UInt8(ascii: ".") {
+            end -= 1
+            padding += 1
+        }
+        guard padding <= 2, end % 4 != 1 else { return nil }
+        if padding > 0 { guard (end + padding) % 4 == 0 else { return nil } }
+        var output: [UInt8] = []
+        output.reserveCapacity(end / 4 * 3 + 2)
+        var group: UInt32 = 0
+        var bits = 0
+        for index in 0..<end {
+            let value = lenientTable[Int(input[index])]
+            guard value != 0xFF else { return nil }
+            group = group << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: group >> UInt32(bits)))
+                group &= (1 << UInt32(bits)) - 1
+            }
+        }
+        return output
+    }
+
+    /// Both alphabets' symbols to their 6-bit values, 0xFF for any other byte.
+    private static let lenientTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (value, symbol) in alphabet.enumerated() { table[Int(symbol)] = UInt8(value) }
+        table[Int(UInt8(ascii: "-"))] = 62
+        table[Int(UInt8(ascii: "_"))] = 63
+        return table
+    }()
+}

@@ -144,3 +144,35 @@ public enum WebSocketFrameEncoder {
         return index
     }
 }
+
+extension WebSocketFrameEncoder {
+    /// The payloads of the complete unmasked frames back to back in `frames`, as ``encodeChunk(opcode:payload:fin:rsv1:)``
+    /// writes them; for a transport that carries a shared push without WebSocket framing. Stops at the first frame
+    /// that is masked or incomplete (never the case for this encoder's output).
+    public static func payloads(ofEncodedFrames frames: UnsafeRawBufferPointer) -> [[UInt8]] {
+        var payloads: [[UInt8]] = []
+        var offset = 0
+        while offset + 2 <= frames.count {
+            let second = frames[offset + 1]
+            guard second & 0x80 == 0 else { break }
+            var length = Int(second & 0x7F)
+            var header = 2
+            if length == 126 {
+                guard offset + 4 <= frames.count else { break }
+                length = Int(frames[offset + 2]) << 8 | Int(frames[offset + 3])
+                header = 4
+            } else if length == 127 {
+                guard offset + 10 <= frames.count else { break }
+                var value: UInt64 = 0
+                for index in 2..<10 { value = value << 8 | UInt64(frames[offset + index]) }
+                guard value <= UInt64(frames.count) else { break }
+                length = Int(value)
+                header = 10
+            }
+            guard offset + header + length <= frames.count else { break }
+            payloads.append(Array(frames[(offset + header)..<(offset + header + length)]))
+            offset += header + length
+        }
+        return payloads
+    }
+}

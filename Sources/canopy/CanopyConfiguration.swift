@@ -73,6 +73,8 @@ struct CanopyConfiguration: Decodable {
         var maxOnDisconnectPerConnection: Int
         var maxAuthAttemptsPerSecond: Int
         var maxOutstandingRequestsPerConnection: Int
+        var longPollHoldSeconds: Double
+        var longPollIdleTimeoutSeconds: Double
     }
 
     struct REST: Decodable {
@@ -151,6 +153,7 @@ enum ConfigurationLoader {
         "gateway": [
             "conflationThresholdBytes": 262_144, "maxListensPerConnection": 10_000, "maxOnDisconnectPerConnection": 1_000,
             "maxAuthAttemptsPerSecond": 10, "maxOutstandingRequestsPerConnection": 10_000,
+            "longPollHoldSeconds": 20, "longPollIdleTimeoutSeconds": 30,
         ],
         "rest": ["corsOrigins": [String](), "keepAliveSeconds": 30, "requireIndexes": true] as [String: Any],
         "rules": ["path": "Config/database.rules.json", "allowOpen": false, "explainDenials": false] as [String: Any],

@@ -56,6 +56,9 @@ enum ConfigurationValidation {
         check("gateway.maxAuthAttemptsPerSecond", settings.gateway.maxAuthAttemptsPerSecond, 1...10_000)
         check("gateway.maxOutstandingRequestsPerConnection", settings.gateway.maxOutstandingRequestsPerConnection,
               1...10_000_000)
+        check("gateway.longPollIdleTimeoutSeconds", settings.gateway.longPollIdleTimeoutSeconds, 0.5...3_600)
+        check("gateway.longPollHoldSeconds", settings.gateway.longPollHoldSeconds,
+              0.1...max(0.1, settings.gateway.longPollIdleTimeoutSeconds * 0.9))
         check("rest.keepAliveSeconds", settings.rest.keepAliveSeconds, 0.001...3_600)
         check("log.format", settings.log.format, in: ["text", "json"])
         check("log.level", settings.log.level, in: Logger.Level.allCases.map(\.rawValue))

@@ -39,6 +39,11 @@ enum GatewaySettings {
         configuration.maxOnDisconnectPerConnection = settings.gateway.maxOnDisconnectPerConnection
         configuration.maxAuthAttemptsPerSecond = settings.gateway.maxAuthAttemptsPerSecond
         configuration.maxOutstandingRequestsPerConnection = settings.gateway.maxOutstandingRequestsPerConnection
+        configuration.longPoll = LongPollSettings(
+            holdSeconds: settings.gateway.longPollHoldSeconds, idleTimeoutSeconds: settings.gateway.longPollIdleTimeoutSeconds,
+            outboxLimitBytes: settings.outbound.hardLimitBytes,
+            inboundBytesPerSecond: settings.server.maxInboundBytesPerSecond, inboundBurstBytes: settings.server.inboundBurstBytes,
+            inboundThrottleSeconds: settings.server.inboundThrottleSeconds)
         configuration.corsOrigins = settings.rest.corsOrigins
         configuration.streamKeepAliveSeconds = settings.rest.keepAliveSeconds
         configuration.restRequiresIndexes = settings.rest.requireIndexes

@@ -63,7 +63,7 @@ extension Gateway {
         return writer.bytes
     }
 
-    /// `{"total": N, "connections": [{"id", "namespace", "auth", "listens": [{"path", "query"}]}]}`: each
+    /// `{"total": N, "connections": [{"id", "namespace", "transport", "auth", "listens": [{"path", "query"}]}]}`: each
     /// connection described on its own event loop (its listens belong to it), the answer sent once all have been.
     func connectionsRoute(reply: RESTReply) -> Route {
         let all = sessions.all
@@ -105,6 +105,8 @@ extension WireSession {
         writer.writeString(sessionID)
         writer.writeRaw(#","namespace":"#.utf8)
         writer.writeString(namespace.name)
+        writer.writeRaw(#","transport":"#.utf8)
+        writer.writeString(channel.transport.rawValue)
         writer.writeRaw(#","auth":"#.utf8)
         switch identity {
         case .unauthenticated: writer.writeRaw("null".utf8)

@@ -54,7 +54,7 @@ extension WireSession {
         let delay = max(0, expiresAt - now)
         loop.queue.asyncAfter(deadline: .now() + .milliseconds(Int(min(delay, 86_400 * 365) * 1000))) {
             [weak self] in
-            guard let self, self.identityGeneration == generation, !self.webSocket.isClosed else { return }
+            guard let self, self.identityGeneration == generation, !self.channel.isClosed else { return }
             self.changeIdentity(to: .unauthenticated)
             self.send(.authRevoked(status: .expiredToken, reason: Self.expiredMessage))
             self.recheckListens()

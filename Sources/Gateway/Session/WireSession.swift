@@ -19,10 +19,12 @@ import Wire
 /// shared ``View``s; writes are acknowledged from the store's completion, which runs after the change was
 /// published, so a writer's own listens see its write before its `ok` (§6.8). Everything mutable here belongs to
 /// ``loop``, except ``onDisconnect``, which only the namespace's sequencer touches (behind a mutex).
-final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Sendable {
+final class WireSession: ViewSubscriber, @unchecked Sendable {
     /// The session id sent in the hello; clients send it back as `ls` when they reconnect.
     let sessionID: String
-    let webSocket: WebSocketSession
+    /// What carries the session now: a WebSocket or a long-poll channel (replaced once when a long-poll session
+    /// moves to a WebSocket, long-polling.md §7).
+    var channel: any WireChannel
     let namespace: Namespace
     let gateway: Gateway
     let loop: EventLoop
@@ -46,7 +48,6 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     private let conflationThresholdBytes: Int
     let metrics: GatewayMetrics
 
-    private var assembler = FrameAssembler()
     /// Writes of the current read pass not yet submitted, and their request numbers.
     private var pendingWrites: [StoreWrite] = []
     private var pendingWriteRequests: [Int] = []
@@ -60,33 +61,35 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     /// Bumped whenever the identity changes, so a pending expiry of an older credential does nothing.
     var identityGeneration = 0
 
-    init(webSocket: WebSocketSession, namespace: Namespace, gateway: Gateway, host: String, lastSessionID: String?,
-         openedByCrossSitePage: Bool, coalesceSeconds: Double? = nil)
+    init(channel: any WireChannel, loop: EventLoop, namespace: Namespace, gateway: Gateway, host: String,
+         lastSessionID: String?, openedByCrossSitePage: Bool, coalesceSeconds: Double? = nil,
+         sessionID: String = SessionID.make())
     {
-        self.webSocket = webSocket
+        self.channel = channel
         self.openedByCrossSitePage = openedByCrossSitePage
         self.coalesceSeconds = coalesceSeconds
         let authRate = Double(gateway.configuration.maxAuthAttemptsPerSecond)
         authAttempts = TokenBucket(rate: authRate, burst: authRate)
         self.namespace = namespace
         self.gateway = gateway
-        self.loop = webSocket.loop
+        self.loop = loop
         self.host = host
         self.lastSessionID = lastSessionID
         conflationThresholdBytes = gateway.configuration.conflationThresholdBytes
         metrics = gateway.metrics
-        sessionID = SessionID.make()
+        self.sessionID = sessionID
     }
 
-    // MARK: - WebSocket events
+    // MARK: - Input from the channel
 
-    func webSocketSessionDidOpen(_ session: WebSocketSession) {
+    /// The channel is ready: the session starts with the hello.
+    func open() {
         gateway.sessions.add(self)
         metrics.sessions.increment()
         if let lastSessionID, let previous = gateway.sessions.session(withID: lastSessionID), previous !== self {
             // The client reconnected while its old socket still looks open (half-open TCP): end the old session
             // so its onDisconnect writes run now rather than at its idle timeout (§4.2).
-            previous.loop.execute { previous.webSocket.close(code: 1000, reason: "replaced by a new session") }
+            previous.loop.execute { previous.channel.close(code: 1000, reason: "replaced by a new session") }
         }
         // Clients send nothing before the hello; in cluster mode it waits until this node holds everything the
         // cluster acknowledged, so a client that moved here from another node never goes back in time.
@@ -105,7 +108,7 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
 
     /// Ends the session because its namespace could not be loaded: an error message, then close code 1011.
     func closeForUnavailableNamespace() {
-        guard !webSocket.isClosed else { return }
+        guard !channel.isClosed else { return }
         send(.error("namespace \(namespace.name) is unavailable: it could not be loaded"))
         failConnection(code: 1011, reason: "namespace unavailable")
     }
@@ -113,23 +116,12 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     /// Cluster mode: the cluster took this node for dead and ran its onDisconnect writes. The client reconnects
     /// (here or elsewhere), sends its unacknowledged writes again and registers its onDisconnect writes again.
     func closeToRegisterAgain() {
-        guard !webSocket.isClosed else { return }
+        guard !channel.isClosed else { return }
         failConnection(code: 1001, reason: "node rejoining the cluster")
     }
 
-    func webSocketSession(_ session: WebSocketSession, didReceive message: WebSocketMessage) {
-        guard case .text(let frame) = message else {
-            failConnection(code: 1003, reason: "the protocol uses text frames only")
-            return
-        }
-        let output: FrameAssembler.Output
-        do {
-            output = try assembler.receive(frame)
-        } catch {
-            reject(error)
-            return
-        }
-        guard case .message(let bytes) = output else { return }
+    /// One complete message from the client.
+    func receive(_ bytes: [UInt8]) {
         metrics.messagesReceived.increment()
         do {
             handle(try ClientMessage.parse(bytes))
@@ -138,7 +130,13 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
         }
     }
 
-    func webSocketSessionDidDrain(_ session: WebSocketSession) {
+    /// The channel could not make a message of what the client sent (wire-protocol.md §2).
+    func receiveFailed(_ error: WireError) {
+        reject(error)
+    }
+
+    /// The channel's output drained below its low-water mark.
+    func drained() {
         catchUp()
     }
 
@@ -162,7 +160,7 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
         pollScheduled = true
         loop.execute(after: coalesceSeconds) { [self] in
             pollScheduled = false
-            guard !webSocket.isClosed, !listens.isEmpty else { return }
+            guard !channel.isClosed, !listens.isEmpty else { return }
             // Views only polled hold no data between polls: load them at this place in the namespace's order.
             let views = listens.values.map(\.view)
             namespace.store.inOrder { snapshot in
@@ -190,7 +188,8 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
         }
     }
 
-    func webSocketSessionDidClose(_ session: WebSocketSession, reason: CloseReason) {
+    /// The channel ended: the session ends, and its onDisconnect writes run.
+    func closed() {
         submitWrites()
         gateway.sessions.remove(self)
         for subscription in listens.values { detach(subscription) }
@@ -243,7 +242,7 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
             let limit = gateway.configuration.maxOutstandingRequestsPerConnection
             if !readingPausedForAnswers, outstandingRequests >= max(1, limit / 2) {
                 readingPausedForAnswers = true
-                webSocket.pauseReading()
+                channel.pauseReading()
             }
             guard outstandingRequests <= limit else {
                 metrics.refusedOutstanding.increment()
@@ -472,11 +471,11 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
             return false
         }
         let threshold = conflationThresholdBytes
-        if webSocket.pendingOutboundBytes > threshold {
+        if channel.pendingOutboundBytes > threshold {
             // Output is flushed at the end of the loop's pass, so a burst of pushes can pile up here even for a
             // reader that keeps up: see what the socket takes before deciding the peer is behind.
-            webSocket.flushNow()
-            if webSocket.pendingOutboundBytes > threshold {
+            channel.flushNow()
+            if channel.pendingOutboundBytes > threshold {
                 subscription.isConflated = true
                 conflated.append(subscription)
                 metrics.conflations.increment()
@@ -484,7 +483,7 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
                 return false
             }
         }
-        webSocket.sendFrame(push)
+        channel.send(sharedFrames: push)
         subscription.deliveredThrough = sequence
         return true
     }
@@ -505,9 +504,8 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     @discardableResult
     func send(_ message: ServerMessage) -> Bool {
         catchUp()
-        guard let frames = try? FrameSplitter.frames(for: message.encoded()) else { return false }
+        guard channel.send(message: message.encoded()) else { return false }
         if case .response = message { answered() }
-        sendFrames(frames)
         return true
     }
 
@@ -518,7 +516,7 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
            outstandingRequests <= gateway.configuration.maxOutstandingRequestsPerConnection / 4
         {
             readingPausedForAnswers = false
-            webSocket.resumeReading()
+            channel.resumeReading()
         }
     }
 
@@ -528,13 +526,7 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     }
 
     private func sendPush(_ push: EncodedPush, tag: Int?) -> Bool {
-        guard let frames = try? push.frames(tag: tag) else { return false }
-        sendFrames(frames)
-        return true
-    }
-
-    private func sendFrames(_ frames: [[UInt8]]) {
-        for frame in frames { webSocket.send(.text(frame)) }
+        channel.send(message: push.message(tag: tag))
     }
 
     // MARK: - Errors
@@ -561,7 +553,7 @@ final class WireSession: WebSocketSessionDelegate, ViewSubscriber, @unchecked Se
     }
 
     private func failConnection(code: UInt16, reason: String) {
-        webSocket.close(code: code, reason: String(reason.utf8.prefix(120)) ?? "protocol error")
+        channel.close(code: code, reason: String(reason.utf8.prefix(120)) ?? "protocol error")
     }
 }
 
@@ -595,13 +587,14 @@ extension StoreError {
     }
 }
 
-/// Random session ids for the hello (§3.2): 32 characters of `[A-Za-z0-9]`.
+/// Random session ids for the hello (§3.2), and long-poll ids and passwords: `[A-Za-z0-9]`, 32 characters unless
+/// told otherwise.
 enum SessionID {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
 
-    static func make() -> String {
+    static func make(length: Int = 32) -> String {
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in alphabet[Int(generator.next(upperBound: UInt32(alphabet.count)))] }
+        let bytes = (0..<length).map { _ in alphabet[Int(generator.next(upperBound: UInt32(alphabet.count)))] }
         return String(decoding: bytes, as: UTF8.self)
     }
 }
