@@ -101,6 +101,7 @@ export class ServerView {
       $('#connections-table tbody').replaceChildren(...connections.map((connection) => el('tr', {},
         el('td', { className: 'mono' }, connection.id),
         el('td', { className: 'mono' }, connection.namespace),
+        el('td', {}, connection.transport),
         el('td', { className: 'mono' }, authText(connection.auth)),
         el('td', {}, listensList(connection.listens)))));
     } catch (error) {

@@ -118,5 +118,6 @@ def test_the_server_view_charts_live_figures(page, canopy, console_url, ns, snap
     mine = page.locator("#connections-table tbody tr").filter(has_text=ns)
     expect(mine).to_have_count(1, timeout=5000)
     expect(mine).to_contain_text("admin")
+    expect(mine).to_contain_text("websocket")
     expect(mine.locator(".listens li")).to_have_text(["/"])
     expect(page.locator("#connections-total")).to_have_text(re.compile(r"^\d+ connections?"))

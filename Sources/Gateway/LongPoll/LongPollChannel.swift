@@ -40,7 +40,7 @@ final class LongPollChannel: WireChannel, @unchecked Sendable {
     /// The start answer's preamble, until the start request is answered (§2).
     private var startPreamble: [UInt8]?
     /// The request held for the next answer (§4), and a counter that tells its hold timer whether it is still held.
-    private var held: PendingResponse?
+    private var held: (any PollAnswer)?
     private var heldGeneration = 0
     private var answerScheduled = false
     /// Messages waiting for a poll, from `outboxStart` on.
@@ -87,7 +87,7 @@ final class LongPollChannel: WireChannel, @unchecked Sendable {
     // MARK: - Requests (on the loop)
 
     /// Starts `session` on this channel; `start` is answered with the preamble and the hello (§2).
-    func start(_ session: WireSession, callback: String?, answering start: PendingResponse) {
+    func start(_ session: WireSession, callback: String?, answering start: any PollAnswer) {
         self.session = session
         startPreamble = LongPollScript.startPreamble(callback: callback, id: id, password: password)
         held = start
@@ -97,7 +97,7 @@ final class LongPollChannel: WireChannel, @unchecked Sendable {
     }
 
     /// A poll, with the segments it carries (§3, §4).
-    func poll(_ segments: Result<[LongPollSegment], LongPollRequestError>, answer: PendingResponse) {
+    func poll(_ segments: Result<[LongPollSegment], LongPollRequestError>, answer: any PollAnswer) {
         lastRequest = MonotonicClock.nowNanoseconds()
         guard state != .ended else { return answer.respond(LongPollDirectory.unknownSession) }
         let messages: [[UInt8]]
@@ -130,7 +130,7 @@ final class LongPollChannel: WireChannel, @unchecked Sendable {
 
     /// Whether the segments may be taken now under the inbound rate; when not, the request waits and is taken
     /// again later, and a session throttled for too long is ended (as a WebSocket is closed, 1008).
-    private func admit(_ segments: [LongPollSegment], answer: PendingResponse) -> Bool {
+    private func admit(_ segments: [LongPollSegment], answer: any PollAnswer) -> Bool {
         guard var bucket = inboundBucket, !segments.isEmpty else { return true }
         let bytes = segments.reduce(0) { $0 + $1.data.count }
         let now = MonotonicClock.nowNanoseconds()
@@ -165,7 +165,7 @@ final class LongPollChannel: WireChannel, @unchecked Sendable {
     // MARK: - Answers
 
     /// Holds `answer` for the next answer; the request held before it is answered first (§4).
-    private func hold(_ answer: PendingResponse) {
+    private func hold(_ answer: any PollAnswer) {
         if held != nil { answerHeld() }
         held = answer
         heldGeneration += 1
@@ -359,3 +359,11 @@ final class LongPollChannel: WireChannel, @unchecked Sendable {
         end()
     }
 }
+
+/// Where a poll's answer goes: the HTTP request waiting for it, or a test's recording.
+protocol PollAnswer: Sendable {
+    /// Sends `response`; called once.
+    func respond(_ response: HTTPResponse)
+}
+
+extension PendingResponse: PollAnswer {}
