@@ -135,8 +135,9 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "Store", "DataModel", "Wire", "HTTP1", "Primitives", "TestSupport",
-                .product(name: "PropertyBased", package: "swift-property-based"),
+                "Gateway", "Store", "DataModel", "Wire", "HTTP1", "Primitives", "TestSupport", "Auth", "Transport",
+                "WebSocket", .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "AuthTests",

@@ -41,3 +41,21 @@ import Testing
         #expect(Base64.decode(input) == nil)
     }
 }
+
+@Suite("lenient base64")
+struct LenientBase64Tests {
+    @Test("both alphabets, `=` or `.` padding, or none", arguments: [
+        ("+/8=", [0xFB, 0xFF] as [UInt8]), ("-_8.", [0xFB, 0xFF]), ("-_8", [0xFB, 0xFF]), ("YQ..", [0x61]),
+        ("YQ", [0x61]), ("", []), ("e30=", Array("{}".utf8)),
+    ])
+    func decodes(input: String, expected: [UInt8]) {
+        #expect(Base64.decodeLenient(Array(input.utf8)) == expected)
+    }
+
+    @Test("a stray character, a lone trailing symbol or padding in the middle is refused", arguments: [
+        "YQ=.=", "Y", "YQ.a", "Y Q", "YQ!=", "YQ...",
+    ])
+    func refuses(input: String) {
+        #expect(Base64.decodeLenient(Array(input.utf8)) == nil)
+    }
+}
