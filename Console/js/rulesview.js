@@ -10,8 +10,10 @@ import { Simulator } from './simulator.js';
 const COVERAGE_MS = 3000;
 
 export class RulesView {
-  /** `namespace()`: the namespace the simulator starts with (the data view's). */
+  /** `namespace()`: the namespace whose rules are edited and simulated (the data view's). */
   constructor({ namespace }) {
+    this.namespace = namespace;
+    this.loadedNamespace = null; // the namespace whose rules the editor holds
     this.text = $('#rules-text');
     this.gutter = $('#rules-gutter');
     this.band = $('#rules-band');
@@ -61,7 +63,7 @@ export class RulesView {
       this.simulator.show();
       this.timer = setInterval(() => this.refreshCoverage(), COVERAGE_MS);
       // Unedited text follows the server; edits in progress are kept.
-      if (this.published === null || !this.dirty()) await this.load();
+      if (this.published === null || !this.dirty() || this.loadedNamespace !== this.namespace()) await this.load();
       else this.refreshCoverage();
     }
     if (this.open && route.line) {
@@ -90,8 +92,11 @@ export class RulesView {
 
   async load() {
     try {
-      const answer = await adminRequest('GET', '/.settings/rules.json');
+      const ns = this.namespace();
+      const answer = await adminRequest('GET', '/.settings/rules.json', { params: { ns } });
       if (!answer.ok) return this.setStatus(`Could not load the rules: ${answerMessage(answer)}`, true);
+      this.loadedNamespace = ns;
+      $('#rules-title').textContent = `Security rules of ${ns}`;
       this.published = answer.text;
       this.text.value = answer.text;
       this.text.scrollTop = 0;
@@ -109,7 +114,7 @@ export class RulesView {
     const text = this.text.value;
     this.setStatus('Publishing…');
     try {
-      const answer = await adminRequest('PUT', '/.settings/rules.json', { body: text });
+      const answer = await adminRequest('PUT', '/.settings/rules.json', { params: { ns: this.loadedNamespace ?? this.namespace() }, body: text });
       if (answer.ok) {
         this.published = text;
         this.setDiagnostics([]);
@@ -249,7 +254,7 @@ export class RulesView {
   async refreshCoverage() {
     if (!this.open) return;
     try {
-      const answer = await adminRequest('GET', '/.inspect/coverage.json');
+      const answer = await adminRequest('GET', '/.inspect/coverage.json', { params: { ns: this.loadedNamespace ?? this.namespace() } });
       if (!answer.ok || !Array.isArray(answer.json)) return;
       this.coverage = answer.json;
       this.renderGutter();

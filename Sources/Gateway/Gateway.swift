@@ -119,10 +119,15 @@ public final class Gateway: Router {
         guard DataDirectory.isValidNamespace(name) else { return .failure(.invalidName(name)) }
         return namespaces.withLock { open in
             if let namespace = open[name] { return .success(namespace) }
-            guard name == configuration.defaultNamespace || configuration.namespaceAllowList.allows(name)
+            guard name == configuration.defaultNamespace || configuration.createsNamespacesOnFirstUse
+                || configuration.namespaceAllowList.allows(name)
                 || configuration.dataDirectory.map({ DataDirectory.holdsNamespace($0, namespace: name) }) == true
                 || mayCreate()
-            else { return .failure(.notCreated(name)) }
+            else {
+                logger.notice("namespace.refused: a client named a namespace that does not exist", metadata: [
+                    "namespace": "\(name)", "allow_with": "data.namespaces (--namespaces)"])
+                return .failure(.notCreated(name))
+            }
             guard open.count < configuration.maxNamespaces else { return .failure(.tooMany(configuration.maxNamespaces)) }
             var storeConfiguration = StoreConfiguration(clock: configuration.clock,
                                                         rulesCompiler: rulesCompiler(namespace: name))
@@ -176,7 +181,7 @@ public final class Gateway: Router {
             }
             open[name] = namespace
             // Under the lock, so a rules reload that iterates the namespaces cannot slip in before it.
-            namespace.store.installRules(source: configuration.rules.source)
+            namespace.store.installRules(source: configuration.rules.holder(for: name).source)
             return .success(namespace)
         }
     }
@@ -206,11 +211,11 @@ public final class Gateway: Router {
     /// Compiles a rules revision of a namespace's log into the policy its store judges writes with. The rules in
     /// force are reused when the text is theirs, so their coverage counts every decision.
     func rulesCompiler(namespace: String) -> RulesCompiler {
-        let holder = configuration.rules
+        let library = configuration.rules
         let explainer = configuration.explainDenials ? DenialExplainer(logger: logger) : nil
         let feed = evaluations
         return { source in
-            let rules = holder.rules(compiledFrom: source)
+            let rules = library.holder(for: namespace).rules(compiledFrom: source)
                 ?? (try? RuleSet(source: source, fileName: "database.rules.json"))
             return rules.map { RulesPolicy(rules: $0, explainer: explainer, feed: feed, namespace: namespace) }
         }
@@ -224,17 +229,19 @@ public final class Gateway: Router {
         }
     }
 
-    /// Puts the rules now in force into every open namespace's log, then re-checks every listen and stream against
-    /// them (after a reload or an admin upload). Operations that reach a namespace after this call are judged by
-    /// the new rules.
-    public func rulesChanged() {
-        let source = configuration.rules.source
-        let open = namespaces.withLock { open in
-            for namespace in open.values { namespace.store.installRules(source: source) }
-            return Array(open.values)
+    /// Puts the rules now in force into the logs of the open namespaces `names` (`nil`: those that use the default
+    /// rules), then re-checks their listens and streams against them (after a reload or an admin upload).
+    /// Operations that reach a namespace after this call are judged by the new rules.
+    public func rulesChanged(in names: [String]? = nil) {
+        let library = configuration.rules
+        let changed = namespaces.withLock { open in
+            let affected = names.map { names in names.compactMap { open[$0] } }
+                ?? open.values.filter { library.usesDefaults($0.name) }
+            for namespace in affected { namespace.store.installRules(source: library.holder(for: namespace.name).source) }
+            return Set(affected.map(\.name))
         }
-        guard !open.isEmpty else { return }
-        recheckAllListens()
+        guard !changed.isEmpty else { return }
+        recheckListens(in: changed)
     }
 
     /// The names of the open namespaces, sorted.
@@ -261,15 +268,17 @@ public final class Gateway: Router {
         namespaces.withLock { Array($0.values) }.reduce(0) { $0 + $1.registry.count }
     }
 
-    /// The `.indexOn` declarations of the rules in force.
-    var indexes: IndexDeclarations {
-        IndexDeclarations(configuration.rules.rules?.indexes ?? [])
+    /// The `.indexOn` declarations of the rules in force in `namespace`.
+    func indexes(in namespace: String) -> IndexDeclarations {
+        IndexDeclarations(configuration.rules.holder(for: namespace).rules?.indexes ?? [])
     }
 
-    /// Re-checks every connection's listens against the rules now in force.
-    func recheckAllListens() {
-        for session in sessions.all { session.loop.execute { session.recheckListens() } }
-        for stream in streams.all { stream.loop.execute { stream.recheck() } }
+    /// Re-checks the listens of every connection to the namespaces `names` against the rules now in force.
+    func recheckListens(in names: Set<String>) {
+        for session in sessions.all where names.contains(session.namespace.name) {
+            session.loop.execute { session.recheckListens() }
+        }
+        for stream in streams.all where names.contains(stream.namespaceName) { stream.loop.execute { stream.recheck() } }
     }
 
     /// Closes every namespace's store (final snapshot, journals closed); call once the server has stopped.
@@ -292,7 +301,7 @@ public final class Gateway: Router {
         let open = namespaces.withLock { Array($0.values) }
         let views = open.reduce(0) { $0 + $1.registry.count }
         let transport = server.withLock { $0.map(TransportFigures.init) }
-        let coverage = configuration.rules.rules.map { RuleCoverageExposition($0.coverage).bytes } ?? []
+        let coverage = configuration.rules.defaults.rules.map { RuleCoverageExposition($0.coverage).bytes } ?? []
         let body = metrics.exposition(
             sessions: sessions.count, longPolls: longPolls.count, listens: sessions.listenCount, views: views, namespaces: open.count,
             streams: streams.count,
@@ -315,8 +324,9 @@ enum NamespaceProblem: Error, CustomStringConvertible {
         switch self {
         case .invalidName(let name): return "invalid namespace \"\(name.prefix(80))\": use 1-63 of a-z A-Z 0-9 - _"
         case .notCreated(let name):
-            return "namespace \(name) does not exist: namespaces are created with the admin credential or listed "
-                + "in the server's data.namespaces"
+            return "namespace \(name) does not exist: this server creates namespaces on first use only on loopback; "
+                + "list it in data.namespaces (--namespaces \(name), or '*' for any) or create it with the admin "
+                + "credential"
         case .tooMany(let limit): return "too many namespaces open (limit \(limit))"
         case .storeFailed(let name, let error): return "namespace \(name) is unavailable: \(error)"
         }

@@ -14,6 +14,9 @@ public struct GatewayConfiguration: Sendable {
     public var defaultNamespace = DataDirectory.defaultNamespace
     /// The namespaces any client may create; others are created only with the admin credential.
     public var namespaceAllowList = NamespaceAllowList([])
+    /// Any client may create a namespace by naming it, as the emulator lets it: set when the server listens on
+    /// loopback only, where only local programs can reach it.
+    public var createsNamespacesOnFirstUse = false
     /// Most namespaces open at once; a connection naming another one is refused with 503.
     public var maxNamespaces = 64
     /// When acknowledged writes reach the disk.
@@ -23,7 +26,7 @@ public struct GatewayConfiguration: Sendable {
     public var conflationThresholdBytes = 256 * 1024
     /// The security rules to enforce (their ``RulesHolder/rules`` `nil`: every read and write is allowed, the
     /// emulator's open mode).
-    public var rules = RulesHolder(nil)
+    public var rules = RulesLibrary(defaults: RulesHolder(nil))
     /// Log every denied operation with each rule tried on the way down and its outcome.
     public var explainDenials = false
     /// Refuse REST queries ordered by a child or by value that the rules in force do not index (400, as Firebase);

@@ -85,6 +85,7 @@ struct CanopyConfiguration: Decodable {
 
     struct Rules: Decodable {
         var path: String
+        var directory: String?
         var allowOpen: Bool
         var explainDenials: Bool
     }
@@ -118,8 +119,9 @@ struct CanopyConfiguration: Decodable {
     struct Console: Decodable {
         /// Serve the web console at `/.console/`.
         var enabled: Bool
-        /// Where its files are (read once at start).
-        var directory: String
+        /// A folder to serve its files from instead of the ones built into the binary (read once at start);
+        /// `nil` or empty: the built-in files.
+        var directory: String?
     }
 }
 
@@ -156,10 +158,12 @@ enum ConfigurationLoader {
             "longPollHoldSeconds": 20, "longPollIdleTimeoutSeconds": 30,
         ],
         "rest": ["corsOrigins": [String](), "keepAliveSeconds": 30, "requireIndexes": true] as [String: Any],
-        "rules": ["path": "Config/database.rules.json", "allowOpen": false, "explainDenials": false] as [String: Any],
+        "rules": [
+            "path": "Config/database.rules.json", "directory": NSNull(), "allowOpen": false, "explainDenials": false,
+        ] as [String: Any],
         "log": ["format": "text", "level": "info"],
         "cluster": ["nats": [String](), "replicas": 3, "snapshotEvery": 10_000] as [String: Any],
-        "console": ["enabled": true, "directory": "Console"] as [String: Any],
+        "console": ["enabled": true, "directory": NSNull()] as [String: Any],
     ] }
 
     /// Loads the configuration.

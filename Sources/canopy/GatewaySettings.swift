@@ -14,14 +14,9 @@ enum GatewaySettings {
                             logger: Logger) throws -> Gateway
     {
         var configuration = GatewayConfiguration()
-        if settings.console.enabled {
-            do {
-                configuration.consoleAssets = try StaticAssets(directory: settings.console.directory)
-            } catch {
-                logger.notice("console.disabled: \(error)")
-            }
-        }
-        configuration.rules = RulesHolder(rules, path: rules == nil ? nil : settings.rules.path)
+        configuration.consoleAssets = try ConsoleSettings.assets(from: settings.console, logger: logger)
+        configuration.rules = RulesLibrary(defaults: RulesHolder(rules, path: rules == nil ? nil : settings.rules.path),
+                                           directory: settings.rules.directory)
         configuration.explainDenials = settings.rules.explainDenials
         configuration.dataDirectory = settings.data.directory
         guard DataDirectory.isValidNamespace(settings.data.defaultNamespace) else {
@@ -30,6 +25,7 @@ enum GatewaySettings {
         configuration.defaultNamespace = settings.data.defaultNamespace
         configuration.maxNamespaces = settings.data.maxNamespaces
         configuration.namespaceAllowList = NamespaceAllowList(settings.data.namespaces)
+        configuration.createsNamespacesOnFirstUse = settings.listensOnLoopbackOnly
         guard let fsync = FsyncPolicy(parsing: settings.data.fsync) else {
             throw ValidationError("data.fsync must be always, interval:MILLISECONDS or none")
         }

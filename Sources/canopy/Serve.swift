@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import Embedded
 import Foundation
 import Gateway
 import HTTPServer
@@ -22,6 +23,8 @@ struct Serve: ParsableCommand {
     var dataDir: String?
     @Option(help: "Security rules file (default: Config/database.rules.json).")
     var rules: String?
+    @Option(name: .customLong("rules-dir"), help: "Directory of per-namespace rules files, NAME.rules.json.")
+    var rulesDirectory: String?
     @Option(help: "Log format: text or json.")
     var logFormat: String?
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
@@ -64,7 +67,7 @@ struct Serve: ParsableCommand {
     var explainDenials = false
     @Option(help: "Cluster mode: the NATS JetStream servers holding every namespace's log (nats://HOST:PORT[,…]).")
     var cluster: String?
-    @Option(help: "Where the web console's files are (default: Console, relative to the working directory).")
+    @Option(help: "Serve the web console from this folder instead of the files built into the binary (development: edits show on a restart).")
     var consoleDir: String?
     @Option(help: "Namespaces any client may create, comma-separated; `*` matches any run of characters (default: none, only the admin credential creates namespaces).")
     var namespaces: String?
@@ -87,6 +90,7 @@ struct Serve: ParsableCommand {
             throw ValidationError("\(source): " + problems.joined(separator: "; "))
         }
         let logger = LoggingSetup.bootstrap(format: settings.log.format, level: settings.log.level)
+        logger.info("canopy \(CanopyVersion.description)")
         let openFiles = ResourceLimits.raiseOpenFileLimit()
         logger.info("process.open_file_limit", metadata: ["limit": "\(openFiles)"])
 
@@ -102,7 +106,7 @@ struct Serve: ParsableCommand {
         }
         let server = HTTPServer(configuration: try ServerSettings.make(from: settings), router: gateway, logger: logger)
         gateway.reportTransportMetrics(of: server)
-        gateway.configuration.rules.watch(every: 1, logger: logger) { gateway.rulesChanged() }
+        gateway.configuration.rules.watch(every: 1, logger: logger) { names in gateway.rulesChanged(in: names) }
         let addresses = try server.start()
         for (index, address) in addresses.enumerated() {
             let scheme = index == 0 ? "http" : "https"
@@ -138,6 +142,7 @@ struct Serve: ParsableCommand {
         if let adminToken { settings.auth.adminToken = adminToken }
         if allowUnsignedTokens { settings.auth.allowUnsignedTokens = true }
         if let rules { settings.rules.path = rules }
+        if let rulesDirectory { settings.rules.directory = rulesDirectory }
         if allowOpen { settings.rules.allowOpen = true }
         if explainDenials { settings.rules.explainDenials = true }
         if let logFormat { settings.log.format = logFormat }

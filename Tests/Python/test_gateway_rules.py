@@ -211,3 +211,69 @@ async def test_live_rule_coverage_is_in_the_metrics(rules_server, ns):
     assert any('rule="/users/$uid/age/.validate"' in line and 'outcome="false"' in line and not line.endswith(" 0")
                for line in lines), lines
     assert "newData.isNumber()" not in text, "rule source must not be exposed"
+
+
+def admin_rules(port: int, ns: str, body: bytes | None = None) -> tuple[int, str]:
+    """GET (or PUT `body`) the rules of namespace `ns` with the admin credential."""
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/.settings/rules.json?ns={ns}", data=body, method="GET" if body is None else "PUT",
+        headers={"Authorization": "Bearer owner"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+LOCKED = {"rules": {".read": True, "open": {".write": True}}}
+
+
+async def test_rules_are_per_namespace_an_upload_to_one_leaves_the_other(server, ns):
+    """Issue 25: `PUT /.settings/rules.json?ns=A` replaces A's rules only, and each namespace's clients are judged
+    by their own (in cluster mode the upload travels through A's log)."""
+    first, second = ns + "-a", ns + "-b"
+    async with Clients(server.port) as clients:
+        # Both namespaces open, under the rules the server started with.
+        for name in (first, second):
+            client = await clients.connect(name)
+            assert (await client.put("/locked/x", 0)).ok
+        before = admin_rules(server.port, second)
+        status, _ = admin_rules(server.port, first, json.dumps(LOCKED).encode())
+        assert status == 200
+        assert json.loads(admin_rules(server.port, first)[1]) == LOCKED
+        assert admin_rules(server.port, second) == before
+        judged = await clients.connect(first)
+        assert (await judged.put("/locked/x", 1)).status == "permission_denied"
+        assert (await judged.put("/open/x", 1)).ok
+        other = await clients.connect(second)
+        assert (await other.put("/locked/x", 2)).ok
+        # The namespace that was never uploaded to still follows the server's rules; the other keeps its upload.
+        fresh = await clients.connect(ns + "-c")
+        assert (await fresh.put("/locked/x", 3)).ok
+
+
+async def test_a_rules_directory_gives_namespaces_their_own_rules(start_server, tmp_path, ns):
+    directory = tmp_path / "rules.d"
+    directory.mkdir()
+    (directory / f"{ns}-own.rules.json").write_text(json.dumps(LOCKED))
+    defaults = tmp_path / "database.rules.json"
+    defaults.write_text(json.dumps({"rules": {".read": True, ".write": True}}))
+    server = start_server("--rules", str(defaults), "--rules-dir", str(directory))
+    async with Clients(server.port) as clients:
+        own = await clients.connect(ns + "-own")
+        assert (await own.put("/locked/x", 1)).status == "permission_denied"
+        other = await clients.connect(ns + "-other")
+        assert (await other.put("/locked/x", 1)).ok
+        assert json.loads(admin_rules(server.port, ns + "-own")[1]) == LOCKED
+        # Editing the namespace's file takes effect for it alone.
+        (directory / f"{ns}-own.rules.json").write_text(json.dumps({"rules": {".read": True, ".write": True}}))
+        import asyncio
+        for _ in range(100):
+            if (await own.put("/locked/x", 2)).ok:
+                break
+            await asyncio.sleep(0.1)
+        else:
+            raise AssertionError("the namespace's edited rules file was not taken")

@@ -1,6 +1,12 @@
-"""Namespaces are created only with the admin credential or when `data.namespaces` lists them (issue 17): anyone
-else naming a new namespace gets a clear error (REST 404; on the wire the protocol's shutdown message, which SDKs
-treat as final, then close 1008) and nothing is created on disk; namespaces that exist stay reachable."""
+"""Namespaces (issues 17 and 25). On a server that listens on loopback only, a namespace is created on first use,
+as the emulator does, so an app's own database name (`<project>-default-rtdb`) works with the defaults. Off
+loopback, namespaces are created only with the admin credential or when `data.namespaces` lists them: anyone else
+naming a new namespace gets a clear error naming the setting (REST 404; on the wire the protocol's shutdown message,
+which SDKs treat as final, then close 1008; a line in the server log) and nothing is created on disk; namespaces
+that exist stay reachable.
+
+The gated servers listen on 0.0.0.0 (reached through 127.0.0.1), with `--allow-open` since they have no rules file
+and an admin token since `owner` is a loopback-only credential."""
 
 from __future__ import annotations
 
@@ -35,13 +41,31 @@ async def refused_on_the_wire(port: int, ns: str) -> str:
         await client.close()
 
 
+OFF_LOOPBACK = ("--host", "0.0.0.0", "--allow-open", "--admin-token", "the-admin-secret-token")
+
+
+async def test_a_loopback_server_creates_an_apps_own_namespace_on_first_use(start_server):
+    server = start_server("--log-level", "notice", open_namespaces=False)
+    client = await WireClient.connect(server.port, "myapp-default-rtdb")
+    try:
+        assert client.hello is not None
+        assert (await client.put("/greeting", "hello")).ok
+        assert (await client.get("/greeting")).data == "hello"
+    finally:
+        await client.close()
+    status, body = rest(server.port, "GET", "/greeting.json?ns=myapp-default-rtdb")
+    assert (status, body) == (200, "hello")
+    assert sorted(path.name for path in server.data_dir.iterdir()) == ["default", "myapp-default-rtdb"]
+
+
 async def test_an_unauthenticated_client_creates_no_namespace(start_server):
-    server = start_server(open_namespaces=False)
+    server = start_server(*OFF_LOOPBACK, "--log-level", "notice", open_namespaces=False)
     port = server.port
     reason = await refused_on_the_wire(port, "made-up")
     assert "namespace made-up does not exist" in reason and "data.namespaces" in reason, reason
+    assert "--namespaces made-up" in reason, reason
     status, body = rest(port, "PUT", "/x.json?ns=made-up-rest", {"a": 1})
-    assert status == 404 and "does not exist" in body["error"], (status, body)
+    assert status == 404 and "does not exist" in body["error"] and "data.namespaces" in body["error"], (status, body)
     status, _ = rest(port, "GET", "/x.json?ns=made-up-rest")
     assert status == 404
     # A Host header naming a namespace is refused the same way.
@@ -56,10 +80,12 @@ async def test_an_unauthenticated_client_creates_no_namespace(start_server):
     finally:
         await client.close()
     assert metric(port, "canopy_namespaces") == 1
+    log = server.log_path.read_text()
+    assert "namespace.refused" in log and "made-up" in log and "data.namespaces" in log, log
 
 
 async def test_the_admin_credential_creates_and_then_anyone_may_use_it(start_server):
-    server = start_server("--admin-token", "the-admin-secret-token", open_namespaces=False)
+    server = start_server(*OFF_LOOPBACK, open_namespaces=False)
     port = server.port
     # Over REST ...
     status, _ = rest(port, "PUT", "/greeting.json?ns=by-rest&auth=the-admin-secret-token", "hello")
@@ -84,17 +110,17 @@ async def test_the_admin_credential_creates_and_then_anyone_may_use_it(start_ser
 
 async def test_existing_namespaces_open_after_a_restart(start_server, tmp_path):
     data = tmp_path / "data"
-    first = start_server("--admin-token", "the-admin-secret-token", data_dir=data, open_namespaces=False)
+    first = start_server(*OFF_LOOPBACK, data_dir=data, open_namespaces=False)
     status, _ = rest(first.port, "PUT", "/v.json?ns=kept&auth=the-admin-secret-token", 7)
     assert status == 200
     assert first.stop() == 0
-    second = start_server(data_dir=data, open_namespaces=False)
+    second = start_server(*OFF_LOOPBACK, data_dir=data, open_namespaces=False)
     status, body = rest(second.port, "GET", "/v.json?ns=kept")
     assert (status, body) == (200, 7)
 
 
 async def test_the_allow_list_takes_names_and_patterns(start_server):
-    server = start_server("--namespaces", "chat-*,exact", open_namespaces=False)
+    server = start_server(*OFF_LOOPBACK, "--namespaces", "chat-*,exact", open_namespaces=False)
     port = server.port
     for allowed in ("chat-1", "chat-", "exact"):
         client = await WireClient.connect(port, allowed)

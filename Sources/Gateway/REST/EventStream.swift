@@ -19,6 +19,8 @@ final class EventStream: ViewSubscriber, @unchecked Sendable {
     private let stream: ResponseStream
     private let gateway: Gateway
     private let namespace: Namespace
+    /// The stream's namespace, for re-checks after its rules changed.
+    var namespaceName: String { namespace.name }
     private let path: Path
     private let query: QueryParams
     private let identity: ConnectionIdentity

@@ -3,6 +3,7 @@ import HTTP1
 import HTTPServer
 import Logging
 import Rules
+import Store
 
 /// The admin endpoints tooling uses (rest-api.md §8.1, §8.2): the rules in force, the open namespaces, and live
 /// rule coverage. Only the admin credential may use them (401 `Permission denied` otherwise), never from another
@@ -27,18 +28,22 @@ extension Gateway {
         case .success(.admin), .success(.override): break
         case .success: return .respond(reply.failure(.permissionDenied))
         }
+        // The namespace `ns=` (or the Host) names; the default one without either.
+        let namespace = RESTRequest.namespaceName(
+            parameters: parameters, host: request.head.headers["Host"], defaultName: configuration.defaultNamespace)
         switch (request.head.path, method) {
         case ("/.settings/rules.json", "GET"):
-            let source = configuration.rules.source ?? Array(#"{"rules":{".read":true,".write":true}}"#.utf8)
+            let source = configuration.rules.holder(for: namespace).source
+                ?? Array(#"{"rules":{".read":true,".write":true}}"#.utf8)
             return .respond(reply.plain(.ok, source))
         case ("/.settings/rules.json", "PUT"):
-            return .respond(replaceRules(request.body, reply: reply))
+            return .respond(replaceRules(request.body, namespace: namespace, reply: reply))
         case ("/.settings/simulate.json", "POST"):
             return simulateRoute(request, reply: reply, parameters: parameters)
         case ("/.inspect/databases.json", "GET"):
             return .respond(reply.success(databasesJSON()))
         case ("/.inspect/coverage.json", "GET"):
-            return .respond(reply.success(coverageJSON()))
+            return .respond(reply.success(coverageJSON(namespace: namespace)))
         case ("/.inspect/figures.json", "GET"):
             return .respond(reply.success(figuresJSON()))
         case ("/.inspect/connections.json", "GET"):
@@ -50,12 +55,16 @@ extension Gateway {
         }
     }
 
-    /// Puts uploaded rules in force and re-checks every listen and stream against them.
-    private func replaceRules(_ source: [UInt8], reply: RESTReply) -> HTTPResponse {
+    /// Puts uploaded rules in force in `namespace` and re-checks its listens and streams against them.
+    private func replaceRules(_ source: [UInt8], namespace: String, reply: RESTReply) -> HTTPResponse {
+        guard DataDirectory.isValidNamespace(namespace) else {
+            return reply.failure(RESTError(status: .badRequest, message: NamespaceProblem.invalidName(namespace).description))
+        }
         do {
-            let rules = try configuration.rules.replace(with: source, fileName: "/.settings/rules.json")
-            logger.notice("security rules replaced by an admin upload (\(rules.coverage.count) rule expressions)")
-            rulesChanged()
+            let rules = try configuration.rules.replace(namespace, with: source, fileName: "/.settings/rules.json")
+            logger.notice("security rules replaced by an admin upload (\(rules.coverage.count) rule expressions)",
+                          metadata: ["namespace": "\(namespace)"])
+            rulesChanged(in: [namespace])
             return reply.success(Array(#"{"status":"ok"}"#.utf8))
         } catch {
             return reply.plain(.badRequest, Self.diagnosticsJSON(error))
@@ -76,10 +85,10 @@ extension Gateway {
     }
 
     /// Per rule expression: where it is, and how often it was true, false or an error since it was loaded.
-    private func coverageJSON() -> [UInt8] {
+    private func coverageJSON(namespace: String) -> [UInt8] {
         var writer = JSONWriter(capacity: 256)
         writer.writeRaw("[".utf8)
-        for (index, rule) in (configuration.rules.rules?.coverage ?? []).enumerated() {
+        for (index, rule) in (configuration.rules.holder(for: namespace).rules?.coverage ?? []).enumerated() {
             if index > 0 { writer.writeRaw(",".utf8) }
             writer.writeRaw(#"{"path":"#.utf8)
             writer.writeString(rule.rulePath)

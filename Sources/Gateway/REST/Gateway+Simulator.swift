@@ -22,8 +22,8 @@ extension Gateway {
         }
         let body = request.body
         // A copy of the rules in force, so that simulations do not count in their coverage.
-        let inForce = configuration.rules.source.flatMap { try? RuleSet(source: $0, fileName: "rules") }
-            ?? configuration.rules.rules
+        let holder = configuration.rules.holder(for: namespace.name)
+        let inForce = holder.source.flatMap { try? RuleSet(source: $0, fileName: "rules") } ?? holder.rules
         return .deferred { pending in
             namespace.store.inOrder { snapshot in
                 guard snapshot.isAvailable else { return pending.respond(reply.failure(.namespaceUnavailable)) }

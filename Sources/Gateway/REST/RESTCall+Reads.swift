@@ -101,8 +101,8 @@ extension RESTCall {
     /// The filtering query (`nil` for a whole or shallow read), refused when the rules require an index it lacks.
     private func checkedQuery(_ shape: RESTReadShape) throws(RESTError) -> QueryParams? {
         guard case .query(let query) = shape else { return nil }
-        if gateway.configuration.restRequiresIndexes, gateway.configuration.rules.rules != nil,
-           !gateway.indexes.covers(query.index, at: path), let name = IndexDeclarations.declaredName(of: query.index)
+        if gateway.configuration.restRequiresIndexes, gateway.configuration.rules.holder(for: namespace.name).rules != nil,
+           !gateway.indexes(in: namespace.name).covers(query.index, at: path), let name = IndexDeclarations.declaredName(of: query.index)
         {
             throw .badRequest("Index not defined, add \".indexOn\": \"\(name)\", for path \"\(path)\", to the rules")
         }

@@ -424,7 +424,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
         schedulePolling()
         gateway.sessions.listensChanged(by: 1)
         metrics.listens.increment()
-        let unindexed = listen.tag != nil && !gateway.indexes.covers(listen.query.index, at: listen.path)
+        let unindexed = listen.tag != nil && !gateway.indexes(in: namespace.name).covers(listen.query.index, at: listen.path)
         let initial = InitialRequest(subscription: subscription, requestNumber: request, hash: listen.hash,
                                      warnings: unindexed ? [ResponsePayload.noIndexWarning] : [])
         namespace.subscribe(subscription, rulesGate: rulesGate, request: initial) { [self] in
