@@ -45,7 +45,7 @@ final class ServerUnderTest: @unchecked Sendable {  // used from one test task a
         gatewayConfiguration.dataDirectory = directory.path
         let holder = RulesHolder(nil)
         if let rules { _ = try holder.replace(with: Array(rules.utf8), fileName: "database.rules.json") }
-        gatewayConfiguration.rules = holder
+        gatewayConfiguration.rules = RulesLibrary(defaults: holder)
         let gateway = Gateway(configuration: gatewayConfiguration, tokenVerifier: verifier, logger: logger)
         try gateway.openDefaultNamespace()
         var configuration = ServerConfiguration()
