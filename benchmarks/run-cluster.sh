@@ -32,8 +32,10 @@ mkdir -p "$out"
 source "$here/server-lifecycle.sh"
 ulimit -n "$(ulimit -Hn)"
 
-# The cluster: scripts/cluster in the background; its lines name the nodes.
-"$root/scripts/cluster" --nodes 3 --binary "$canopy_bin" --dir "$out/cluster" > "$out/cluster.out" 2>&1 &
+# The cluster: scripts/cluster in the background; its lines name the nodes. Its nodes run from the repository root,
+# so they get the same open rules as the single node (start_canopy) rather than Config/database.rules.json.
+"$root/scripts/cluster" --nodes 3 --binary "$canopy_bin" --dir "$out/cluster" -- --rules "$open_rules" \
+    > "$out/cluster.out" 2>&1 &
 cluster_pid=$!
 trap 'kill -TERM $cluster_pid 2>/dev/null; wait $cluster_pid 2>/dev/null; stop_server' EXIT
 for _ in $(seq 600); do

@@ -15,16 +15,22 @@ stop_server() {
     server_pid=""
     server_port=""
 }
+# Open data (every client reads and writes everything), which the benchmarks measure. Passed explicitly: a server
+# started from the repository root without --rules would enforce Config/database.rules.json and refuse the load
+# clients, which never sign in.
+open_rules="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/open.rules.json"
+
 # start_canopy BINARY DIR NAME [serve arguments...]: a fresh release `canopy serve` on a free loopback port with an
-# empty data directory DIR/NAME-data, logging to DIR/NAME-server.log; sets server_pid and server_port. Returns 1
-# (printing the log) when the server exits or reports no port within 30 s.
+# empty data directory DIR/NAME-data and open rules ($open_rules; a `--rules FILE` among the serve arguments comes
+# later and wins), logging to DIR/NAME-server.log; sets server_pid and server_port. Returns 1 (printing the log) when
+# the server exits or reports no port within 30 s.
 start_canopy() {
     local binary=$1 dir=$2 name=$3
     shift 3
     local port_file="$dir/$name.port" data="$dir/$name-data" log="$dir/$name-server.log" deadline=$((SECONDS + 30))
     rm -rf "$port_file" "$data"
     "$binary" serve --host 127.0.0.1 --port 0 --port-file "$port_file" --data-dir "$data" --log-level warning \
-        --namespaces '*' "$@" > "$log" 2>&1 &
+        --namespaces '*' --rules "$open_rules" "$@" > "$log" 2>&1 &
     server_pid=$!
     until [[ -s $port_file ]]; do
         if ! kill -0 "$server_pid" 2>/dev/null || (( SECONDS > deadline )); then
