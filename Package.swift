@@ -91,11 +91,22 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]),
 
+        // MARK: - what the build puts into the binary: the web console's files (Console/) and the version
+        // The EmbedConsole plugin runs the ConsoleEmbedder generator on Console/ at build time, writing a Swift source
+        // into the build folder: nothing generated is committed, so the binary's console cannot drift from Console/.
+        // Sources/Embedded/Console is a symbolic link to Console/, excluded from the sources: through it SwiftPM
+        // watches the folder, so adding or removing a console file plans the build again (an edit reruns the
+        // generator, whose inputs are the files).
+        .executableTarget(name: "ConsoleEmbedder", path: "Plugins/ConsoleEmbedder"),
+        .plugin(name: "EmbedConsole", capability: .buildTool(), dependencies: ["ConsoleEmbedder"]),
+        .target(name: "Embedded", exclude: ["Console"], plugins: ["EmbedConsole"]),
+
         // MARK: - executables
         .executableTarget(
             name: "canopy",
             dependencies: [
                 "HTTPServer", "Gateway", "Auth", "Rules", "Store", "DataModel", "Transport", "LoadTester", "Cluster",
+                "Embedded",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -170,7 +181,7 @@ let package = Package(
 /// builds, and so every test run, keep them.
 let uncheckedExclusivityTargets: Set<String> = ["Primitives", "Transport", "WebSocket", "HTTPServer", "Gateway"]
 
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.type != .plugin {
     var settings = (target.swiftSettings ?? []) + sharedSwiftSettings
     if uncheckedExclusivityTargets.contains(target.name) {
         settings.append(.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)))

@@ -33,17 +33,27 @@ public struct StaticAssets: Sendable {
     ///
     /// - Throws: ``StaticAssetsError`` when the directory cannot be read or holds too much.
     public init(directory: String) throws(StaticAssetsError) {
-        var assets: [String: Asset] = [:]
+        var files: [(path: String, bytes: [UInt8])] = []
         var total = 0
         for relative in try Self.files(under: directory, relative: "") {
             let bytes = try Self.read(directory + "/" + relative)
             total += bytes.count
             guard total <= Self.maxTotalBytes else { throw .tooLarge(directory) }
+            files.append((relative, bytes))
+        }
+        self.init(files: files)
+    }
+
+    /// Serves the given files (a console built into the binary), each under its relative path, with the same
+    /// headers as files read from a directory.
+    public init(files: [(path: String, bytes: [UInt8])]) {
+        var assets: [String: Asset] = [:]
+        for (path, bytes) in files {
             let compressed = GzipEncoding.compress(bytes).flatMap { $0.count < bytes.count ? $0 : nil }
             let checksum = String(CRC32C.checksum(bytes), radix: 16)
-            assets[relative] = Asset(contentType: Self.contentType(of: relative),
-                                     etag: "\"\(checksum)-\(String(bytes.count, radix: 16))\"",
-                                     body: bytes, gzipped: compressed)
+            assets[path] = Asset(contentType: Self.contentType(of: path),
+                                 etag: "\"\(checksum)-\(String(bytes.count, radix: 16))\"",
+                                 body: bytes, gzipped: compressed)
         }
         self.assets = assets
     }

@@ -64,9 +64,6 @@ enum ConfigurationValidation {
         check("log.level", settings.log.level, in: Logger.Level.allCases.map(\.rawValue))
         check("cluster.replicas", settings.cluster.replicas, 1...5)
         check("cluster.snapshotEvery", settings.cluster.snapshotEvery, 0...Int(Int32.max))
-        if settings.console.enabled, settings.console.directory.isEmpty {
-            problems.append("console.directory must not be empty when the console is enabled")
-        }
         return problems
     }
 }
