@@ -61,8 +61,10 @@ def test_publishing_valid_rules(page, ruled, ruled_url, ns, snap):
     snap("published")
     assert ruled.rules_text() == text
 
-    # In force at once; and the heat-map counts the evaluations of the new rules.
-    assert ruled.unauthenticated("PUT", ns, "locked/a", 1) == 401
+    # In force at once in the namespace the console views (the default one; rules are per namespace), and the
+    # heat-map counts the evaluations of the new rules. Another namespace keeps the server's rules.
+    assert ruled.unauthenticated("PUT", "default", "locked/a", 1) == 401
+    assert ruled.admin("GET", f"/.settings/rules.json?ns={ns}")[1].decode() == RULES
     line = text.splitlines().index('      ".write": "auth != null && newData.isNumber()"') + 1
     gutter_line = page.locator(f'#rules-gutter .ln[data-line="{line}"]')
     expect(gutter_line).to_have_attribute("data-cov", "false", timeout=6000)

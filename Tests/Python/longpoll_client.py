@@ -258,6 +258,21 @@ def wait_any(pendings: list[Pending], timeout: float = DEFAULT_TIMEOUT) -> Pendi
     raise LongPollTimeout(f"none of {len(pendings)} requests was answered within {timeout}s")
 
 
+def wait_unanswered(pendings: list[Pending], at_most: int, timeout: float = HTTP_TIMEOUT) -> None:
+    """Waits until at most ``at_most`` of ``pendings`` are unanswered. The server holds one request of a session
+    and answers the older when a newer arrives, so with ``at_most`` ≥ 1 this never waits for a held poll (waiting
+    for one particular request could: it may have arrived last and be the held one)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        waiting = [item.future for item in pendings if not item.future.done()]
+        if len(waiting) <= at_most:
+            return
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise LongPollTimeout(f"{len(waiting)} requests still unanswered after {timeout}s")
+        concurrent.futures.wait(waiting, remaining, return_when=concurrent.futures.FIRST_COMPLETED)
+
+
 @dataclass
 class LPResponse:
     """The answer to one numbered request (``{"t":"d","d":{"r":r,"b":{"s":status,"d":data}}}``)."""
@@ -319,10 +334,13 @@ class Endpoint:
         return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
 
     def request(self, method: str, target: str, headers: dict[str, str] | None = None, body: bytes | None = None,
-                timeout: float = HTTP_TIMEOUT, parse: bool = True) -> Answer:
-        """One request on a connection of its own; the answer parsed as a long-poll script when it is one."""
+                timeout: float = HTTP_TIMEOUT, parse: bool = True,
+                connection: http.client.HTTPConnection | None = None) -> Answer:
+        """One request on a connection of its own (or on ``connection``, kept open); the answer parsed as a
+        long-poll script when it is one."""
         started = time.monotonic()
-        connection = self.connection(timeout)
+        own = connection is None
+        connection = connection or self.connection(timeout)
         try:
             connection.request(method, target, body=body, headers=headers or {})
             response = connection.getresponse()
@@ -330,16 +348,18 @@ class Endpoint:
             answer = Answer(response.status, response.reason, list(response.getheaders()), data, target,
                             time.monotonic() - started)
         finally:
-            connection.close()
+            if own:
+                connection.close()
         content_type = (answer.header("Content-Type") or "").lower()
         if parse and answer.status == 200 and "javascript" in content_type:
             answer.commands, answer.errors = parse_script(answer.text)
         return answer
 
     def lp(self, params: Params | str, method: str = "GET", headers: dict[str, str] | None = None,
-           body: bytes | None = None, timeout: float = HTTP_TIMEOUT) -> Answer:
+           body: bytes | None = None, timeout: float = HTTP_TIMEOUT,
+           connection: http.client.HTTPConnection | None = None) -> Answer:
         query = params if isinstance(params, str) else query_string(params)
-        return self.request(method, "/.lp?" + query, headers, body, timeout)
+        return self.request(method, "/.lp?" + query, headers, body, timeout, connection=connection)
 
 
 def lp_request(port: int, params: Params | str, *, tls: bool = False, method: str = "GET",
@@ -394,10 +414,12 @@ class LongPollSession:
         return params + list(extra or [])
 
     def start(self, *, headers: dict[str, str] | None = None, extra: Params | None = None,
-              expect_hello: bool = True, refusable: bool = False) -> Answer:
-        """Sends the start request; records the id, password and hello (response 0). A refusal raises, or with
-        ``refusable`` is returned (and the session has no id)."""
-        answer = self.endpoint.lp(self.start_params(extra), headers=headers, timeout=self.timeout)
+              expect_hello: bool = True, refusable: bool = False,
+              connection: http.client.HTTPConnection | None = None) -> Answer:
+        """Sends the start request (on ``connection`` when given, a kept-alive one); records the id, password and
+        hello (response 0). A refusal raises, or with ``refusable`` is returned (and the session has no id)."""
+        answer = self.endpoint.lp(self.start_params(extra), headers=headers, timeout=self.timeout,
+                                  connection=connection)
         self.start_answer = answer
         if answer.status != 200:
             if refusable:
@@ -495,10 +517,12 @@ class LongPollSession:
         answered.wait(0)
         return other
 
-    def disconnect(self, method: str = "POST", *, id: str | None = None, pw: str | None = None) -> Answer:
+    def disconnect(self, method: str = "POST", *, id: str | None = None, pw: str | None = None,
+                   connection: http.client.HTTPConnection | None = None) -> Answer:
         """``disconn=t`` (as the beacon's POST, or as a GET), answered at once."""
         params: Params = [("disconn", "t"), ("id", self.id if id is None else id), ("pw", self.pw if pw is None else pw)]
-        return self.endpoint.lp(params, method=method, body=b"" if method == "POST" else None, timeout=self.timeout)
+        return self.endpoint.lp(params, method=method, body=b"" if method == "POST" else None, timeout=self.timeout,
+                                connection=connection)
 
     def dframe(self) -> Answer:
         return self.endpoint.lp([("dframe", "t"), ("id", self.id), ("pw", self.pw)], timeout=self.timeout)
@@ -527,8 +551,7 @@ class LongPollSession:
         they may arrive out of order but never far apart."""
         sent: list[Pending] = []
         for group in pack(self.segments_for(message)):
-            if len(sent) >= window:
-                sent[-window].wait(HTTP_TIMEOUT)
+            wait_unanswered(sent, window - 1)
             sent.append(self.send_segments(group))
         return sent
 

@@ -36,11 +36,22 @@ struct LongPollRequest: Equatable {
     static func parse(query: String) throws(LongPollRequestError) -> LongPollRequest {
         var fields: [String: String] = [:]
         var pieces: [Int: (number: String?, count: String?, data: String?)] = [:]
+        // Segment problems are kept for later: with the credentials read, they end the session they name.
+        var segmentProblem: LongPollRequestError?
         for pair in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
             let name = PercentDecoding.decode(parts[0])
             let value = parts.count > 1 ? PercentDecoding.decode(parts[1]) : ""
-            if let (field, index) = try segmentField(name) {
+            switch segmentField(name) {
+            case nil:
+                fields[name] = value
+            case .failure(let problem):
+                segmentProblem = segmentProblem ?? problem
+            case .success(let (field, index)):
+                guard pieces[index] != nil || pieces.count < maxSegmentsPerRequest else {
+                    segmentProblem = segmentProblem ?? .invalid("more than \(maxSegmentsPerRequest) segments in one request")
+                    continue
+                }
                 var piece = pieces[index] ?? (nil, nil, nil)
                 switch field {
                 case "seg": piece.number = value
@@ -48,11 +59,6 @@ struct LongPollRequest: Equatable {
                 default: piece.data = value
                 }
                 pieces[index] = piece
-                guard pieces.count <= maxSegmentsPerRequest else {
-                    throw .invalid("more than \(maxSegmentsPerRequest) segments in one request")
-                }
-            } else {
-                fields[name] = value
             }
         }
         if fields["start"] != nil {
@@ -68,6 +74,7 @@ struct LongPollRequest: Equatable {
         let credentials = Credentials(id: id, password: password)
         if fields["dframe"] != nil { return LongPollRequest(kind: .disconnectFrame(credentials)) }
         if fields["disconn"] != nil { return LongPollRequest(kind: .disconnect(credentials)) }
+        if let segmentProblem { return LongPollRequest(kind: .poll(credentials, segments: .failure(segmentProblem))) }
         return LongPollRequest(kind: .poll(credentials, segments: Result { () throws(LongPollRequestError) in
             try segments(pieces)
         }))
@@ -94,15 +101,16 @@ struct LongPollRequest: Equatable {
         return segments
     }
 
-    /// `seg<i>`, `ts<i>` or `d<i>` with its index, or `nil` for any other name.
-    private static func segmentField(_ name: String) throws(LongPollRequestError) -> (String, Int)? {
+    /// `seg<i>`, `ts<i>` or `d<i>` with its index (at most 3 digits), a
+    /// problem for such a name with a larger index, or `nil` for any other name.
+    private static func segmentField(_ name: String) -> Result<(String, Int), LongPollRequestError>? {
         for field in ["seg", "ts", "d"] where name.hasPrefix(field) {
             let digits = name.utf8.dropFirst(field.utf8.count)
             guard !digits.isEmpty, digits.allSatisfy(isDigit) else { continue }
             guard digits.count <= 3, let index = Int(Substring(digits)) else {
-                throw .invalid("segment index of \(name.prefix(24)) is too large")
+                return .failure(.invalid("segment index of \(name.prefix(24)) is too large (at most 999)"))
             }
-            return (field, index)
+            return .success((field, index))
         }
         return nil
     }
