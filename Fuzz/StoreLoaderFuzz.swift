@@ -3,9 +3,8 @@
 // no `import Store` here).
 //
 // The first input byte picks one of three modes; the rest drives it:
-// 0. hostile bytes: decoded as a node, a log entry, a cluster proposal, a legacy shard record and (with its checksum
-//    fixed up) a replica snapshot, and wrapped in valid framing (magic, framed header, checksummed sections) as a
-//    state snapshot and a legacy snapshot file. Errors must carry offsets inside the bytes or name the file; what
+// 0. hostile bytes: decoded as a node, a log entry, a cluster proposal and (with its checksum fixed up) a replica
+//    snapshot, and wrapped in valid framing (magic, framed header, checksummed sections) as a state snapshot. Errors must carry offsets inside the bytes or name the file; what
 //    decodes must re-encode and decode equal.
 // 1. damaged journals: log entries built from the input are written as 1–3 journal segments after an empty state
 //    snapshot, then one segment is truncated or has one bit flipped. `LogLoader` (read-only, with and without repair)
@@ -180,10 +179,6 @@ private func decoding<Value>(_ bytes: [UInt8], _ decode: (UnsafeRawBufferPointer
     }
 }
 
-private func decodeShardRecord(_ raw: UnsafeRawBufferPointer) throws(BinaryDecodingError) -> ShardRecord {
-    try ShardRecordCodec.decode(raw, maxShards: 4)
-}
-
 private func decodeNode(_ raw: UnsafeRawBufferPointer) throws(BinaryDecodingError) -> Node {
     var reader = BinaryReader(bytes: raw)
     let node = try NodeCodec.decodeNode(from: &reader)
@@ -230,10 +225,6 @@ private func hostileBytes(_ body: [UInt8]) {
         let again = decoding(encoded { LogEntryCodec.encode(entry, into: &$0) }, LogEntryCodec.decode)
         precondition(again == entry, "a decoded log entry re-encodes different")
     }
-    if let record = decoding(body, decodeShardRecord) {
-        let again = decoding(encoded { ShardRecordCodec.encode(record, into: &$0) }, decodeShardRecord)
-        precondition(again == record, "a decoded shard record re-encodes different")
-    }
     do {
         let proposal = try ProposalCodec.decode(body)
         precondition(
@@ -259,12 +250,6 @@ private func hostileBytes(_ body: [UInt8]) {
     writeFile(statePath, framedSnapshot(magic: StateSnapshotFile.magic, header: header, sections: [tree]))
     if let contents = checkSnapshotRead(statePath, StateSnapshotFile.read) {
         precondition(contents.timestamp.isFinite, "a snapshot read with a non-finite time")
-    }
-    let half = tree.startIndex + tree.count / 2
-    let shards = [tree[..<half], tree[half...]]
-    writeFile(statePath, framedSnapshot(magic: SnapshotFile.magic, header: header, sections: shards))
-    if let contents = checkSnapshotRead(statePath, SnapshotFile.read) {
-        precondition(contents.states.count == contents.layout.count, "a legacy snapshot with a shard missing")
     }
 }
 

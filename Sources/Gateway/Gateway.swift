@@ -164,9 +164,6 @@ public final class Gateway: Router {
                     logger.info("opened namespace", metadata: [
                         "namespace": "\(name)", "replayed": "\(report.replayedRecords)",
                         "snapshot_position": "\(report.snapshotPosition)", "seconds": "\(report.seconds)"])
-                    if report.migratedShardedFormat {
-                        logger.notice("migrated namespace \(name) from the sharded format to the namespace log")
-                    }
                     for discard in report.discards { logger.warning("namespace \(name): \(discard)") }
                 case .failure(let error):
                     logger.error("cannot open namespace", metadata: ["namespace": "\(name)", "error": "\(error)"])

@@ -1,5 +1,6 @@
 import DataModel
 @testable import Store
+import Glibc
 import TestSupport
 import Testing
 
@@ -188,54 +189,22 @@ struct StorePersistenceTests {
         #expect(await repaired.tree == (try Fixture.node(#"{"a":"a","b":"b"}"#)))
     }
 
-    @Test("a directory of the sharded format is migrated to the log, with its journals replayed")
-    func migratesShardedFormat() async throws {
+    @Test("a directory of an earlier, unreleased format is refused with the way out, and left as it is")
+    func refusesEarlierFormat() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        // What an earlier version left: a two-shard snapshot and one journal record after it on each shard.
         let files = NamespaceFiles(directory: directory.path)
         try FileSystem.makeDirectories(directory.path)
-        let layout = ShardLayout(count: 2)
-        let snapshotTree = try Self.expectedTree()
-        try SnapshotFile.write(
-            SnapshotFile.Contents(layout: layout, states: TreeView.partition(snapshotTree, layout: layout, sequence: 5),
-                                  nextTransactionId: 1),
-            to: files.snapshotPath)
-        var expected = snapshotTree
-        for (shard, prefix) in [(0, "x"), (1, "y")] {
-            let key = try Self.key(inShard: shard, of: layout, prefix: prefix)
-            let path = try Fixture.path("/\(key)/later")
-            let record = ShardRecord(sequence: 6, transaction: nil, operations: [.set(path, Node(.number(6)))])
-            var writer = BinaryWriter()
-            ShardRecordCodec.encode(record, into: &writer)
-            let journal = try JournalWriter(directory: files.journalDirectory(shard: shard), existing: [],
-                                            policy: .always, maxSegmentBytes: 1 << 20, label: "legacy")
-            await withCheckedContinuation { continuation in
-                journal.append(sequence: 6, payload: writer.bytes) { _ in continuation.resume() }
-            }
-            try journal.close()
-            expected.set(Node(.number(6)), at: path)
+        let old = Array("earlier format".utf8)
+        let file = try FileDescriptor(opening: files.earlierFormatSnapshotPath, flags: O_WRONLY | O_CREAT, mode: 0o644)
+        try file.writeAll(old, path: files.earlierFormatSnapshotPath)
+        do {
+            _ = try Store(configuration: Self.configuration(directory.path))
+            Issue.record("an earlier format was opened")
+        } catch {
+            let text = "\(error)"
+            #expect(text.contains("canopy export") && text.contains("canopy import"), "\(text)")
         }
-
-        let migrated = try Store(configuration: Self.configuration(directory.path))
-        #expect(migrated.loadReport.migratedShardedFormat)
-        #expect(await migrated.tree == expected)
-        #expect(!FileSystem.exists(files.snapshotPath), "the sharded snapshot is gone")
-        #expect(try JournalSegment.list(in: files.journalDirectory(shard: 0)).isEmpty)
-        await migrated.applyOrFail(try Fixture.set("/after", "1"))
-        migrated.abandonForTesting()
-        let again = try Store(configuration: Self.configuration(directory.path))
-        defer { try? again.close() }
-        #expect(!again.loadReport.migratedShardedFormat)
-        expected.set(Node(.number(1)), at: try Fixture.path("/after"))
-        #expect(await again.tree == expected)
-    }
-
-    /// A top-level key starting with `prefix` that the sharded layout put in `shard`.
-    static func key(inShard shard: Int, of layout: ShardLayout, prefix: String) throws -> String {
-        for candidate in 0..<1000 where layout.shard(for: try Fixture.path("/\(prefix)\(candidate)")) == shard {
-            return "\(prefix)\(candidate)"
-        }
-        throw JournalError.locked(directory: "no key found for shard \(shard)")
+        #expect(!FileSystem.exists(files.statePath), "nothing was written over it")
     }
 }

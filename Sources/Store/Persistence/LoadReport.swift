@@ -39,8 +39,6 @@ public struct LoadReport: Sendable, Equatable {
     public var snapshotPosition: UInt64 = 0
     /// Data dropped from journals.
     public var discards: [Discard] = []
-    /// Whether the directory was in the sharded format of earlier versions and was migrated to the log.
-    public var migratedShardedFormat = false
     /// Wall-clock time start-up took, in seconds.
     public var seconds: Double = 0
 }

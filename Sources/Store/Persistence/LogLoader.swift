@@ -10,9 +10,9 @@ struct LoadedLog: Sendable {
 
 /// Start-up: load the state snapshot and replay the journal's log entries after it.
 ///
-/// 1. Read `state.canopy`. Without one, a directory in the sharded format is migrated (its tree becomes the new
-///    snapshot at sequence 0 and its files are removed once that is durable); otherwise the namespace is created
-///    with an empty snapshot.
+/// 1. Read `state.canopy`. Without one, the namespace is created with an empty snapshot, unless the directory
+///    holds data of an earlier, unreleased format (`snapshot.canopy`), which is refused with the way out (export it
+///    with the version that wrote it, then import the export).
 /// 2. Read the journal. A torn final record is dropped; other damage stops start-up with the file and offset
 ///    (``JournalError/corrupt(file:offset:)``) unless `repair` is set.
 /// 3. Skip entries the snapshot covers; the rest must continue its sequence without gaps, and each write must name
@@ -33,12 +33,10 @@ enum LogLoader {
         if FileSystem.exists(files.statePath) {
             contents = try StateSnapshotFile.read(files.statePath)
             report.loadedSnapshot = true
-            // A crash right after a migration's snapshot leaves the sharded files; the snapshot covers them.
-            if !readOnly && FileSystem.exists(files.snapshotPath) { try removeShardedFormat(files) }
-        } else if FileSystem.exists(files.snapshotPath) {
-            contents = try migrateShardedFormat(files, repair: repair, readOnly: readOnly)
-            report.loadedSnapshot = true
-            report.migratedShardedFormat = true
+        } else if FileSystem.exists(files.earlierFormatSnapshotPath) {
+            throw .corruptSnapshot(file: files.earlierFormatSnapshotPath, reason: "data of an earlier format, which "
+                + "this version does not read: export it with the version that wrote it (canopy export) and import "
+                + "the export (canopy import)")
         } else {
             guard try JournalSegment.list(in: files.logDirectory).isEmpty else {
                 throw .corruptSnapshot(file: files.statePath, reason: "missing, but journal segments exist")
@@ -101,32 +99,5 @@ enum LogLoader {
         }
         report.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         return LoadedLog(state: state, segments: remaining, report: report)
-    }
-
-    /// Loads a directory written in the sharded format and, unless `readOnly`, writes its tree as the new state
-    /// snapshot (sequence 0) and removes the old files. A crash in between leaves both snapshots; the new one wins
-    /// and the old files are removed on the next start.
-    private static func migrateShardedFormat(_ files: NamespaceFiles, repair: Bool, readOnly: Bool)
-        throws(JournalError) -> StateSnapshotFile.Contents
-    {
-        let legacy = try NamespaceLoader.load(files, configuredLayout: ShardLayout(count: 1), repair: repair,
-                                              readOnly: true)
-        let tree = TreeView(layout: legacy.layout, states: legacy.states).wholeTree
-        let contents = StateSnapshotFile.Contents(root: tree, sequence: 0, timestamp: 0, rules: .initial)
-        guard !readOnly else { return contents }
-        try StateSnapshotFile.write(contents, to: files.statePath)
-        try removeShardedFormat(files)
-        return contents
-    }
-
-    /// Removes the sharded format's snapshot and journals (after a migration).
-    static func removeShardedFormat(_ files: NamespaceFiles) throws(JournalError) {
-        for shard in try files.journalShards() {
-            for segment in try JournalSegment.list(in: files.journalDirectory(shard: shard)) {
-                try FileSystem.removeFile(segment.path)
-            }
-        }
-        try FileSystem.removeFile(files.snapshotPath)
-        try FileSystem.synchronizeDirectory(files.directory)
     }
 }

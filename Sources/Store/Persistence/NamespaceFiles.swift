@@ -22,23 +22,9 @@ struct NamespaceFiles: Sendable {
     var temporaryStatePath: String { statePath + ".tmp" }
     var logDirectory: String { directory + "/log" }
 
-    // The sharded format's files (read only to migrate them):
-
-    var snapshotPath: String { directory + "/snapshot.canopy" }
-    var temporarySnapshotPath: String { snapshotPath + ".tmp" }
     var lockPath: String { directory + "/LOCK" }
-    var journalRoot: String { directory + "/journal" }
-
-    /// The journal directory of shard `index`.
-    func journalDirectory(shard index: Int) -> String {
-        journalRoot + "/" + String(index)
-    }
-
-    /// The shard indexes that have a journal directory.
-    func journalShards() throws(JournalError) -> [Int] {
-        guard FileSystem.isDirectory(journalRoot) else { return [] }
-        return try FileSystem.listDirectory(journalRoot).compactMap { Int($0) }.sorted()
-    }
+    /// The snapshot of an earlier, unreleased format, which start-up refuses with the way out.
+    var earlierFormatSnapshotPath: String { directory + "/snapshot.canopy" }
 }
 
 /// An exclusive `flock` on a namespace's `LOCK` file, held while a store (or an offline command) uses it.

@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// What both snapshot formats (``StateSnapshotFile`` and the sharded format's `SnapshotFile`) are made of: an
+/// What a snapshot (``StateSnapshotFile``) is made of: an
 /// 8-byte magic, a header record (journal framing, ``RecordFraming``), then sections, each a UInt64 LE byte length,
 /// a UInt32 LE CRC-32C of its bytes, and the bytes.
 ///
