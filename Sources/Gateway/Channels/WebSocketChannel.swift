@@ -32,6 +32,7 @@ final class WebSocketChannel: WireChannel, WebSocketSessionDelegate {
     func pauseReading() { webSocket.pauseReading() }
     func resumeReading() { webSocket.resumeReading() }
     func close(code: UInt16, reason: String) { webSocket.close(code: code, reason: reason) }
+    var webSocketForFanOut: WebSocketSession? { webSocket }
 
     // MARK: - WebSocket events
 

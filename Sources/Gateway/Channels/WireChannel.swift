@@ -1,3 +1,4 @@
+import HTTPServer
 import Primitives
 
 /// What carries one ``WireSession`` to its client: a WebSocket (``WebSocketChannel``), a long-poll channel
@@ -31,6 +32,13 @@ protocol WireChannel: AnyObject {
     /// Ends the channel; `code` and `reason` are a WebSocket close code and reason, which other transports map to
     /// their own way of ending. The session's ``WireSession/closed()`` follows.
     func close(code: UInt16, reason: String)
+    /// The WebSocket this channel writes shared frames to unchanged, on the session's own loop, if it does: the
+    /// fan-out path then hands pushes to it directly (no dynamic dispatch, no reference count per delivery).
+    var webSocketForFanOut: WebSocketSession? { get }
+}
+
+extension WireChannel {
+    var webSocketForFanOut: WebSocketSession? { nil }
 }
 
 /// The transports a wire session can travel on.

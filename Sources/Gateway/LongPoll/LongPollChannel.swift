@@ -39,9 +39,11 @@ final class LongPollChannel: WireChannel, @unchecked Sendable {
     private var secondary: UpgradedWebSocketChannel?
     /// The start answer's preamble, until the start request is answered (§2).
     private var startPreamble: [UInt8]?
-    /// The request held for the next answer (§4), and a counter that tells its hold timer whether it is still held.
+    /// The request held for the next answer (§4), since when (monotonic nanoseconds), and whether a timer is set to
+    /// check its hold time (one at a time per channel, however many polls come and go).
     private var held: (any PollAnswer)?
-    private var heldGeneration = 0
+    private var heldSince: UInt64 = 0
+    private var holdCheckScheduled = false
     private var answerScheduled = false
     /// Messages waiting for a poll, from `outboxStart` on.
     private var outbox: [[UInt8]] = []
@@ -168,13 +170,27 @@ final class LongPollChannel: WireChannel, @unchecked Sendable {
     private func hold(_ answer: any PollAnswer) {
         if held != nil { answerHeld() }
         held = answer
-        heldGeneration += 1
-        let generation = heldGeneration
-        loop.execute(after: settings.holdSeconds) { [weak self] in
-            guard let self, heldGeneration == generation, held != nil else { return }
-            answerHeld()
-        }
+        heldSince = MonotonicClock.nowNanoseconds()
+        scheduleHoldCheck(after: settings.holdSeconds)
         scheduleAnswer()
+    }
+
+    /// Answers the held request empty once it was held for the hold time; one timer at a time, which moves on to
+    /// the deadline of whichever request is held when it fires.
+    private func scheduleHoldCheck(after seconds: Double) {
+        guard !holdCheckScheduled else { return }
+        holdCheckScheduled = true
+        loop.execute(after: seconds) { [weak self] in
+            guard let self else { return }
+            holdCheckScheduled = false
+            guard held != nil, state != .ended else { return }
+            let heldFor = Double(MonotonicClock.nowNanoseconds() - heldSince) / 1e9
+            if heldFor >= settings.holdSeconds * 0.999 {
+                answerHeld()
+            } else {
+                scheduleHoldCheck(after: settings.holdSeconds - heldFor)
+            }
+        }
     }
 
     /// Answers the held request at the end of this loop pass, when there is something to say.
@@ -192,7 +208,6 @@ final class LongPollChannel: WireChannel, @unchecked Sendable {
     private func answerHeld() {
         guard let answer = held else { return }
         held = nil
-        heldGeneration += 1
         var script = startPreamble ?? []
         startPreamble = nil
         if outboxStart < outbox.count {

@@ -24,7 +24,12 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     let sessionID: String
     /// What carries the session now: a WebSocket or a long-poll channel (replaced once when a long-poll session
     /// moves to a WebSocket, long-polling.md §7).
-    var channel: any WireChannel
+    var channel: any WireChannel {
+        didSet { directWebSocket = channel.webSocketForFanOut.map(Unmanaged.passUnretained) }
+    }
+    /// The fan-out path's way to the channel's WebSocket when the channel writes to one on this loop: a reference
+    /// that costs no reference count per delivery (the channel keeps the socket for as long as it is the channel).
+    private var directWebSocket: Unmanaged<WebSocketSession>?
     let namespace: Namespace
     let gateway: Gateway
     let loop: EventLoop
@@ -78,6 +83,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
         conflationThresholdBytes = gateway.configuration.conflationThresholdBytes
         metrics = gateway.metrics
         self.sessionID = sessionID
+        directWebSocket = channel.webSocketForFanOut.map(Unmanaged.passUnretained)
     }
 
     // MARK: - Input from the channel
@@ -472,16 +478,8 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
         }
         let threshold = conflationThresholdBytes
         if channel.pendingOutboundBytes > threshold {
-            // Output is flushed at the end of the loop's pass, so a burst of pushes can pile up here even for a
-            // reader that keeps up: see what the socket takes before deciding the peer is behind.
             channel.flushNow()
-            if channel.pendingOutboundBytes > threshold {
-                subscription.isConflated = true
-                conflated.append(subscription)
-                metrics.conflations.increment()
-                metrics.pushesConflated.increment()
-                return false
-            }
+            if channel.pendingOutboundBytes > threshold { return conflate(subscription) }
         }
         channel.send(sharedFrames: push)
         subscription.deliveredThrough = sequence
@@ -493,6 +491,19 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
         guard subscription.isActive, subscription.isConflated else { return }
         subscription.isConflated = false
         if sequence > subscription.deliveredThrough {
+        // Output is flushed at the end of the loop's pass, so a burst of pushes can pile up even for a reader that
+        // keeps up: over the threshold, see what the transport takes before deciding the peer is behind.
+        if let direct = directWebSocket {
+            return direct._withUnsafeGuaranteedRef { webSocket in
+                if webSocket.pendingOutboundBytes > threshold {
+                    webSocket.flushNow()
+                    if webSocket.pendingOutboundBytes > threshold { return conflate(subscription) }
+                }
+                webSocket.sendFrame(push)
+                subscription.deliveredThrough = sequence
+                return true
+            }
+        }
             _ = sendPush(EncodedPush(path: subscription.path, data: data), tag: subscription.tag)
             subscription.deliveredThrough = sequence
         }
@@ -510,6 +521,15 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     }
 
     /// Counts an answer sent; reads again once a quarter of the outstanding-request limit is left.
+    /// Stops a listen's pushes until the session catches up (``catchUp()``); returns `false`, nothing was sent.
+    private func conflate(_ subscription: Subscription) -> Bool {
+        subscription.isConflated = true
+        conflated.append(subscription)
+        metrics.conflations.increment()
+        metrics.pushesConflated.increment()
+        return false
+    }
+
     private func answered() {
         outstandingRequests -= 1
         if readingPausedForAnswers,

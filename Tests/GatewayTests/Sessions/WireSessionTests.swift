@@ -262,9 +262,11 @@ struct WireSessionTests {
         let other = SessionProbe(memory)
         #expect(leaving.ask(1, "om", #"{"p":"/om","d":{"a":1,"b":2}}"#) == "ok")
         leaving.close()
+        var number = 100
         #expect(eventually {
-            other.send(9, "g", #"{"p":"/om","q":{}}"#)
-            return other.answer(9)?.data == .object([("a", .number(1)), ("b", .number(2))])
+            number += 1
+            other.send(number, "g", #"{"p":"/om","q":{}}"#)
+            return other.answer(number)?.data == .object([("a", .number(1)), ("b", .number(2))])
         })
     }
 
@@ -348,9 +350,11 @@ struct WireSessionTests {
         let second = SessionProbe(memory, lastSessionID: first.session.sessionID)
         #expect(eventually { first.channel.channelEvents == ["close 1000"] })
         first.close()  // what the closed transport reports
+        var number = 100
         #expect(eventually {
-            second.send(9, "g", #"{"p":"/ls","q":{}}"#)
-            return second.answer(9)?.data == .string("old session ended")
+            number += 1
+            second.send(number, "g", #"{"p":"/ls","q":{}}"#)
+            return second.answer(number)?.data == .string("old session ended")
         })
     }
 
