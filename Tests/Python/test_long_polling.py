@@ -674,7 +674,7 @@ def test_a_message_over_16_mib_is_refused_and_ends_its_session(server, ns, lp):
         wait_unanswered(sent, 3)
         sent.append(victim.send_segments(group))
     try:
-        answers = [item.wait(10) for item in sent]
+        answers = [item.wait(30) for item in sent]
     except LongPollTimeout:
         pytest.fail(f"all {number} segments were taken, none refused; the last request is held as a poll")
     statuses = [answer.status for answer in answers]
@@ -684,7 +684,7 @@ def test_a_message_over_16_mib_is_refused_and_ends_its_session(server, ns, lp):
     assert statuses.count(400) == 1 and set(statuses) <= {200, 400, 404}, statuses[first - 3:]
     explanation = refused.text.lower()
     assert any(word in explanation for word in ("16", "limit", "large", "ts", "count")), refused.describe()
-    victim.wait_closed(10)
+    victim.wait_closed(30)
     assert any(control_type(m) == "e" for m in victim.messages()), victim.texts()
     assert victim.request_now().status == 404
     assert neighbour.put("/after-16-mib", "fine").ok
