@@ -1,8 +1,8 @@
 /// SHA-1 (FIPS 180-4), used only to compute `Sec-WebSocket-Accept` (RFC 6455 §4.2.2).
 ///
 /// SHA-1 is broken for collision resistance, but the WebSocket handshake uses it as a fixed transform, not for
-/// security; a small Swift implementation keeps `WebSocket` free of a libcrypto dependency (STYLE.md: WebSocket must
-/// not depend on TLS). Inputs here are a few dozen bytes, so the code favours clarity over speed.
+/// security; a small Swift implementation keeps `WebSocket` free of a libcrypto dependency (the layering: WebSocket must
+/// not depend on TLS, docs/architecture.md). Inputs here are a few dozen bytes, so the code favours clarity over speed.
 public enum SHA1 {
     /// Size of a digest in bytes.
     public static let digestCount = 20

@@ -1,7 +1,7 @@
 """Cluster mode harness: a 3-node NATS JetStream cluster on loopback and Canopy nodes started against it.
 
-``NatsCluster`` writes one config per server (as in ``../shared/spec/nats-jetstream-notes.md``, "A 3-node cluster on
-loopback") into a temporary directory, picks free loopback ports once (kept across restarts) and counts a server as
+``NatsCluster`` writes one config per server (a 3-node cluster on loopback, as
+``docs/cluster.md`` "Running it" describes) into a temporary directory, picks free loopback ports once (kept across restarts) and counts a server as
 up when its client port accepts connections and its monitoring endpoint (``/jsz``) names the JetStream metadata
 leader. ``start_canopy_node`` starts ``canopy serve --cluster …`` the way conftest starts a single server. Tests get
 a started cluster from the ``nats_cluster`` fixture (conftest.py), skipped when ``nats-server`` is not installed.

@@ -1,6 +1,6 @@
 """An independent Python model of the Firebase Realtime Database data model, for computing expectations.
 
-Written from ../shared/spec/data-model.md (ordering §7, queries §8, push ids §9) and wire-protocol.md §8.2 (hash).
+Written from docs/protocol/data-model.md (ordering §7, queries §8, push ids §9) and wire-protocol.md §8.2 (hash).
 Nodes are kept in *export format*, normalized:
 
 * empty: ``None``

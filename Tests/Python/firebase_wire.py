@@ -1,6 +1,6 @@
 """A Firebase Realtime Database wire-protocol (version 5) test client over ``websockets``.
 
-Written from ../shared/spec/wire-protocol.md. It speaks the protocol the way the JS SDK does (request numbers from 1,
+Written from docs/protocol/wire-protocol.md. It speaks the protocol the way the JS SDK does (request numbers from 1,
 paths with a leading slash, messages above 16384 UTF-16 code units split into a count frame and pieces), but every
 knob a test needs is exposed: raw frames, other request numbering, Android/iOS spellings.
 

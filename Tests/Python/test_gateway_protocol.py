@@ -1,7 +1,7 @@
 """Connection-level protocol behaviour: hello, keepalive, ping, request/response shapes, the SDKs' spellings,
 gets, priorities, namespaces, listen hashes, the writer's echo before its ack, shutdown.
 
-Spec: ../shared/spec/wire-protocol.md §1–§6, §9, §12.
+Spec: docs/protocol/wire-protocol.md §1–§6, §9, §12.
 """
 
 import asyncio

@@ -1,5 +1,5 @@
 """The REST API over raw HTTP/1.1 (issue 6, acceptance 2): every method, query parameter and error path of
-../shared/spec/rest-api.md as fixed by the REST contract — exact status, exact ``{"error": ...}`` text and the
+docs/protocol/rest-api.md as fixed by the REST contract — exact status, exact ``{"error": ...}`` text and the
 pretty error body production sends — plus ETags, print modes, shallow, priorities, method override, CORS,
 namespaces, the admin endpoints, keep-alive, pipelining and robustness against garbage.
 
