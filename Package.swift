@@ -113,11 +113,11 @@ let package = Package(
 
         // MARK: - benchmarks
         .executableTarget(
-            name: "StoreBench", dependencies: ["Store", "DataModel"], path: "Benchmarks/StoreBench",
+            name: "StoreBench", dependencies: ["Store", "DataModel"], path: "benchmarks/StoreBench",
             exclude: ["README.md"]),
-        .executableTarget(name: "DataBench", dependencies: ["DataModel"], path: "Benchmarks/DataBench"),
-        .executableTarget(name: "RulesBench", dependencies: ["Rules", "DataModel"], path: "Benchmarks/RulesBench"),
-        .executableTarget(name: "ClientBench", dependencies: ["CanopyDatabase"], path: "Benchmarks/ClientBench"),
+        .executableTarget(name: "DataBench", dependencies: ["DataModel"], path: "benchmarks/DataBench"),
+        .executableTarget(name: "RulesBench", dependencies: ["Rules", "DataModel"], path: "benchmarks/RulesBench"),
+        .executableTarget(name: "ClientBench", dependencies: ["CanopyDatabase"], path: "benchmarks/ClientBench"),
 
         // MARK: - tests
         .executableTarget(
