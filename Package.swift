@@ -106,7 +106,7 @@ let package = Package(
             name: "canopy",
             dependencies: [
                 "HTTPServer", "Gateway", "Auth", "Rules", "Store", "DataModel", "Transport", "LoadTester", "Cluster",
-                "Embedded",
+                "Embedded", "TLS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

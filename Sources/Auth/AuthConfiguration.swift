@@ -24,6 +24,23 @@ public struct AuthConfiguration: Sendable {
     /// `https://securetoken.google.com/<project-id>`.
     public var issuer: String?
 
+    /// The Firebase project whose ID tokens are accepted, or `nil`.
+    ///
+    /// When set, Firebase's own ID-token rules apply to every token: RS256 only; `kid` names one of the keys
+    /// published at ``remoteKeys`` (Google's certificates unless set); `iss` is
+    /// `https://securetoken.google.com/<project>` and `aud` the project; `sub` is non-empty and at most 128
+    /// characters; `iat` and `auth_time` are in the past and `exp` in the future, within ``clockSkewSeconds``.
+    /// ``hs256Secret`` and ``publicKeysPath`` cannot be combined with it; ``issuer`` and ``audience``, when set,
+    /// must say the same.
+    public var firebaseProjectId: String?
+
+    /// Signing keys fetched from a URL and kept fresh (``RemoteKeySource``), or `nil`.
+    ///
+    /// Required with ``firebaseProjectId`` (Google's certificates, ``RemoteKeySource/firebaseIDTokenCertificates``,
+    /// or a mirror). Without it, it serves any OpenID Connect issuer's JWKS, and ``issuer`` and ``audience`` are
+    /// required.
+    public var remoteKeys: RemoteKeySource?
+
     /// A credential that grants admin access (security rules bypassed), or `nil` for none. Must not be empty.
     public var adminToken: String?
 
@@ -67,8 +84,11 @@ public struct AuthConfiguration: Sendable {
     public init(
         hs256Secret: String? = nil, publicKeysPath: String? = nil, audience: String? = nil, issuer: String? = nil,
         adminToken: String? = nil, listensOnLoopbackOnly: Bool = false, allowUnsignedTokens: Bool = false,
-        clockSkewSeconds: Double = AuthConfiguration.defaultClockSkewSeconds
+        clockSkewSeconds: Double = AuthConfiguration.defaultClockSkewSeconds, firebaseProjectId: String? = nil,
+        remoteKeys: RemoteKeySource? = nil
     ) {
+        self.firebaseProjectId = firebaseProjectId
+        self.remoteKeys = remoteKeys
         self.hs256Secret = hs256Secret
         self.publicKeysPath = publicKeysPath
         self.audience = audience

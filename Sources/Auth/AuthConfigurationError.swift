@@ -22,6 +22,14 @@ public enum AuthConfigurationError: Error, Equatable, Sendable, CustomStringConv
     case noUsableKeys(path: String)
     /// jwt-kit refused to register a key that had already been parsed (not expected to happen).
     case keyRegistrationFailed(reason: String)
+    /// A key URL is not an `https://` URL (or its timing settings are unusable).
+    case invalidKeyURL(String)
+    /// ``AuthConfiguration/firebaseProjectId`` is not a project id.
+    case invalidProjectID(String)
+    /// An App Check project number is not a number.
+    case invalidProjectNumber(String)
+    /// Settings that cannot be used together, and why.
+    case conflictingSettings(String)
 
     /// A message for the operator.
     public var description: String {
@@ -46,6 +54,14 @@ public enum AuthConfigurationError: Error, Equatable, Sendable, CustomStringConv
             return "The key file \(path) holds no RS256 or ES256 verification key."
         case .keyRegistrationFailed(let reason):
             return "A verification key could not be registered: \(reason)."
+        case .invalidKeyURL(let url):
+            return "The key URL \(url.prefix(200)) is not usable: keys are fetched from https:// URLs only."
+        case .invalidProjectID(let id):
+            return "\"\(id.prefix(80))\" is not a Firebase project id (1-128 of a-z 0-9 - . : and no spaces)."
+        case .invalidProjectNumber(let number):
+            return "\"\(number.prefix(80))\" is not a Firebase project number (digits only)."
+        case .conflictingSettings(let reason):
+            return reason
         }
     }
 }

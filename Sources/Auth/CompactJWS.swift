@@ -55,9 +55,21 @@ struct CompactJWS {
 struct TokenRejection: Error {
     /// For the server log; never contains the token or claim values.
     var reason: String
+    /// Whether the token names a key that fetched keys lack, so a refresh of them might bring it.
+    var unknownKey = false
+    /// The `kid` the token named, when ``unknownKey``.
+    var keyID: String?
 
     /// Creates a rejection.
     init(_ reason: String) {
         self.reason = reason
+    }
+
+    /// A token naming `keyID`, which the fetched keys lack.
+    static func unknownKey(_ keyID: String?, _ reason: String) -> TokenRejection {
+        var rejection = TokenRejection(reason)
+        rejection.unknownKey = true
+        rejection.keyID = keyID
+        return rejection
     }
 }

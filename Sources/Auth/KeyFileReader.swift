@@ -26,7 +26,13 @@ enum KeyFileReader {
 
     /// Reads and parses the key file at `path`.
     static func read(path: String) throws(AuthConfigurationError) -> Contents {
-        let bytes = try load(path: path)
+        try parse(try load(path: path), path: path)
+    }
+
+    /// Parses a key document's bytes (from a file, or fetched from a URL); `path` names it in errors.
+    static func parse(_ bytes: [UInt8], path: String) throws(AuthConfigurationError) -> Contents {
+        let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let bytes = bytes.starts(with: byteOrderMark) ? Array(bytes.dropFirst(byteOrderMark.count)) : bytes
         guard let first = bytes.first(where: { !isBlank($0) }) else {
             throw .unrecognizedKeyFile(path: path, reason: "the file is empty")
         }
@@ -47,9 +53,7 @@ enum KeyFileReader {
             throw .unreadableKeyFile(path: path, reason: String(describing: error))
         }
         guard data.count <= maxKeyFileBytes else { throw .keyFileTooLarge(path: path, limit: maxKeyFileBytes) }
-        let bytes = [UInt8](data)
-        let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
-        return bytes.starts(with: byteOrderMark) ? Array(bytes.dropFirst(byteOrderMark.count)) : bytes
+        return [UInt8](data)
     }
 
     /// Parses a JSON key file: `{"keys":[…]}` is a JWKS, any other object must map key ids to PEM certificates.

@@ -29,36 +29,76 @@ extension TokenVerifier {
         guard let algorithm = SignatureAlgorithm(rawValue: algorithmName) else {
             throw TokenRejection("the token's alg is not supported (HS256, RS256 and ES256 are)")
         }
-        guard !keys.isEmpty else {
+        if let accepted = policy.algorithms, !accepted.contains(algorithm) {
+            let names = accepted.map(\.rawValue).sorted().joined(separator: " or ")
+            throw TokenRejection("the token's alg is \(algorithm.rawValue); \(policy.kind)s are signed with \(names) only")
+        }
+        guard !keys.isEmpty || remoteKeys != nil else {
             throw TokenRejection(
                 "no verification key is configured (no HS256 secret, no public key file), so no signed token is "
                     + "accepted")
         }
-        let candidates = try candidateKeys(for: algorithm, keyID: token.header["kid"])
-        guard candidates.contains(where: { $0.accepts(signature: token.signature, of: token.signingInput) }) else {
-            throw TokenRejection("the signature does not verify with any configured \(algorithm.rawValue) key")
+        let keyID: String?
+        if let value = token.header["kid"] {
+            guard let text = value.stringValue else { throw TokenRejection("the header's kid is not a string") }
+            keyID = text
+        } else {
+            keyID = nil
         }
-        return true
-    }
-
-    /// The keys to try: those for `algorithm` with the token's `kid` if any has it, otherwise those without a key id
-    /// (the secret, PEM keys); all keys for `algorithm` when the token names no `kid`.
-    private func candidateKeys(
-        for algorithm: SignatureAlgorithm, keyID: JSONValue?
-    ) throws(TokenRejection) -> [VerificationKey] {
-        let forAlgorithm = keys.filter { $0.algorithm == algorithm }
-        guard !forAlgorithm.isEmpty else {
-            throw TokenRejection("no \(algorithm.rawValue) key is configured")
+        if policy.requiresKeyID, keyID == nil {
+            throw TokenRejection("the header names no key (kid), which \(policy.kind)s must")
         }
-        guard let keyID else { return forAlgorithm }
-        guard let wanted = keyID.stringValue else { throw TokenRejection("the header's kid is not a string") }
-        let named = forAlgorithm.filter { Self.sameCodeUnits($0.keyID, wanted) }
-        if !named.isEmpty { return named }
-        let unnamed = forAlgorithm.filter { $0.keyID == nil }
-        guard !unnamed.isEmpty else {
+        let held = keys.filter { $0.algorithm == algorithm }
+        let fetched = remoteKeys.map { $0.keys.filter { $0.algorithm == algorithm } } ?? []
+        let verifies = { (key: VerificationKey) in key.accepts(signature: token.signature, of: token.signingInput) }
+        guard let keyID else {
+            let candidates = held + fetched
+            if candidates.isEmpty {
+                if let remoteKeys { throw .unknownKey(nil, noFetchedKeysReason(remoteKeys, algorithm: algorithm)) }
+                throw TokenRejection("no \(algorithm.rawValue) key is configured")
+            }
+            guard candidates.contains(where: verifies) else {
+                throw TokenRejection("the signature does not verify with any configured \(algorithm.rawValue) key")
+            }
+            return true
+        }
+        let named = (held + fetched).filter { Self.sameCodeUnits($0.keyID, keyID) }
+        if !named.isEmpty {
+            guard named.contains(where: verifies) else {
+                throw TokenRejection("the signature does not verify with any configured \(algorithm.rawValue) key")
+            }
+            return true
+        }
+        // Keys without an id (the secret, PEM keys) are tried for a kid no key has, unless the kid must name one.
+        let unnamed = policy.requiresKeyID ? [] : held.filter { $0.keyID == nil }
+        if unnamed.contains(where: verifies) { return true }
+        if let remoteKeys {
+            let reason = fetched.isEmpty && remoteKeys.keys.isEmpty
+                ? noFetchedKeysReason(remoteKeys, algorithm: algorithm)
+                : "no current \(algorithm.rawValue) key has the token's kid \(Self.quoted(keyID)) (keys from "
+                    + "\(remoteKeys.source.url))"
+            throw .unknownKey(keyID, reason)
+        }
+        if held.isEmpty { throw TokenRejection("no \(algorithm.rawValue) key is configured") }
+        if unnamed.isEmpty {
             throw TokenRejection("no configured \(algorithm.rawValue) key has the token's kid")
         }
-        return unnamed
+        throw TokenRejection("the signature does not verify with any configured \(algorithm.rawValue) key")
+    }
+
+    /// Why a token cannot be checked while no keys were fetched.
+    private func noFetchedKeysReason(_ remoteKeys: RemoteKeySet, algorithm: SignatureAlgorithm) -> String {
+        if remoteKeys.keys.isEmpty {
+            let last = remoteKeys.lastError.map { " (last attempt: \($0))" } ?? ""
+            return "no signing keys have been fetched from \(remoteKeys.source.url) yet\(last)"
+        }
+        return "no \(algorithm.rawValue) key was fetched from \(remoteKeys.source.url)"
+    }
+
+    /// A header value for the log: quoted, at most 64 characters, printable ASCII.
+    static func quoted(_ text: String) -> String {
+        let printable = text.unicodeScalars.prefix(64).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" }
+        return "\"" + String(printable) + (text.unicodeScalars.count > 64 ? "…" : "") + "\""
     }
 
     // MARK: - Claims
@@ -86,16 +126,23 @@ extension TokenVerifier {
         guard let expiresAt = try time("exp", in: claims) else { throw TokenRejection("the exp claim is missing") }
         guard let issuedAt = try time("iat", in: claims) else { throw TokenRejection("the iat claim is missing") }
         let notBefore = try time("nbf", in: claims)
-        if let audience = configuration.audience {
-            try checkAudience(claims["aud"], expected: audience)
-        }
-        if let issuer = configuration.issuer {
+        let authTime = try time("auth_time", in: claims)
+        if let issuer = policy.issuer {
             guard Self.sameCodeUnits(claims["iss"]?.stringValue, issuer) else {
                 throw TokenRejection("the iss claim does not name the configured issuer")
             }
         }
+        if let audience = policy.audience {
+            try checkAudience(claims["aud"], expected: audience)
+        }
         if issuedAt > now + skew {
             throw TokenRejection("the token was issued in the future (iat)")
+        }
+        if policy.requiresAuthTime, authTime == nil {
+            throw TokenRejection("the auth_time claim is missing")
+        }
+        if let authTime, authTime > now + skew {
+            throw TokenRejection("the user signed in in the future (auth_time)")
         }
         if let notBefore, notBefore > now + skew {
             throw TokenRejection("the token is not valid yet (nbf)")

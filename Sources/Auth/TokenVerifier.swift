@@ -18,6 +18,11 @@ import JWTKit
 /// ``maxSubjectLength`` UTF-16 code units; `exp`, `iat` and `nbf`, when present, are numbers, with `exp` in the
 /// future and `iat`/`nbf` not in the future (each within ``AuthConfiguration/clockSkewSeconds``); `aud` and `iss`
 /// match the configuration when it sets them. Unsigned tokens are checked for `sub` only.
+///
+/// With ``AuthConfiguration/firebaseProjectId`` or ``AuthConfiguration/remoteKeys`` the keys come from a URL, fetched
+/// in the background and kept fresh (``RemoteKeySet``): ``verify(_:now:)`` still never waits, and
+/// ``verifyOrAwaitKeys(_:now:then:)`` tells a caller when a token names a key that a refresh may bring, so that it
+/// can wait for the refresh without blocking anything.
 public final class TokenVerifier: Sendable {
     /// Longest credential examined: 16 KiB. Firebase ID tokens are about 1 KiB and custom claims are limited to
     /// 1000 bytes, so anything near this is garbage or an attack.
@@ -35,8 +40,14 @@ public final class TokenVerifier: Sendable {
     /// One note per key-file entry that was skipped (unsupported type, curve, algorithm or use), for the start-up log.
     public let ignoredKeys: [String]
 
-    /// The verification keys, immutable after init.
+    /// The verification keys read at start, immutable after init.
     let keys: [VerificationKey]
+
+    /// Keys fetched from a URL and kept fresh, when configured.
+    let remoteKeys: RemoteKeySet?
+
+    /// The header and claim rules (generic, Firebase ID token, OpenID Connect issuer, App Check).
+    let policy: TokenPolicy
 
     /// The admin credential's UTF-8 bytes, or `nil` when there is none.
     let adminCredential: [UInt8]?
@@ -77,13 +88,37 @@ public final class TokenVerifier: Sendable {
             ignoredKeys = contents.ignored
         }
         let keys = try KeyRegistration.register(parsedKeys)
+        let (policy, remoteSource) = try TokenPolicy.derive(from: configuration)
 
         self.configuration = configuration
         self.keys = keys
         self.ignoredKeys = ignoredKeys
+        self.policy = policy
         loadedKeys = keys.map {
             VerificationKeyDescription(algorithm: $0.algorithm.rawValue, keyID: $0.keyID, source: $0.source)
         }
+        remoteKeys = try remoteSource.map { source throws(AuthConfigurationError) in
+            try RemoteKeySet(source: source, label: "id-tokens")
+        }
+    }
+
+    /// A verifier for App Check tokens: remote keys only, no admin credential.
+    init(policy: TokenPolicy, remoteKeys source: RemoteKeySource, clockSkewSeconds: Double, label: String)
+        throws(AuthConfigurationError)
+    {
+        guard clockSkewSeconds.isFinite, clockSkewSeconds >= 0 else { throw .invalidClockSkew(clockSkewSeconds) }
+        configuration = AuthConfiguration(clockSkewSeconds: clockSkewSeconds)
+        keys = []
+        loadedKeys = []
+        ignoredKeys = []
+        adminCredential = nil
+        self.policy = policy
+        remoteKeys = try RemoteKeySet(source: source, label: label)
+    }
+
+    /// The state of the fetched keys, when keys come from a URL.
+    public var remoteKeyStatus: RemoteKeyStatus? {
+        remoteKeys?.status
     }
 
     /// Checks one credential.
@@ -94,24 +129,59 @@ public final class TokenVerifier: Sendable {
     /// - Returns: ``AuthOutcome/admin``, ``AuthOutcome/user(_:)``, ``AuthOutcome/expired`` or
     ///   ``AuthOutcome/invalid(reason:)``.
     public func verify(_ credential: String, now: Double) -> AuthOutcome {
+        switch check(credential, now: now) {
+        case .decided(let outcome): return outcome
+        case .unknownKey(_, let reason): return .invalid(reason: reason)
+        }
+    }
+
+    /// Checks one credential like ``verify(_:now:)``, unless the token names a key the fetched keys lack and a
+    /// refresh of them may bring it (a key Google just rotated in): then the refresh starts (or is joined) and
+    /// `then` is called, once, when it ended or after the fetch timeout, on a queue of the verifier's. The caller
+    /// then calls ``verify(_:now:)``, whose answer is final.
+    ///
+    /// - Returns: the outcome, or `nil` when `then` will be called.
+    public func verifyOrAwaitKeys(_ credential: String, now: Double, then: @escaping @Sendable () -> Void)
+        -> AuthOutcome?
+    {
+        switch check(credential, now: now) {
+        case .decided(let outcome): return outcome
+        case .unknownKey(let keyID, let reason):
+            guard let remoteKeys, remoteKeys.refresh(forUnknownKeyID: keyID, then: then) else {
+                return .invalid(reason: reason)
+            }
+            return nil
+        }
+    }
+
+    /// What ``check(_:now:)`` found.
+    enum Check {
+        case decided(AuthOutcome)
+        /// The token names a key the fetched keys lack (or none were fetched yet).
+        case unknownKey(keyID: String?, reason: String)
+    }
+
+    /// Checks one credential against the keys held now.
+    func check(_ credential: String, now: Double) -> Check {
         let byteCount = credential.utf8.count
-        guard byteCount > 0 else { return .invalid(reason: "the credential is empty") }
+        guard byteCount > 0 else { return .decided(.invalid(reason: "the credential is empty")) }
         guard byteCount <= Self.maxCredentialBytes else {
-            return .invalid(reason: "the credential is longer than \(Self.maxCredentialBytes) bytes")
+            return .decided(.invalid(reason: "the credential is longer than \(Self.maxCredentialBytes) bytes"))
         }
         let bytes = Array(credential.utf8)
         if let adminCredential, Self.constantTimeEqual(bytes, adminCredential) {
-            return .admin
+            return .decided(.admin)
         }
         if let console = configuration.consoleCredential, Self.constantTimeEqual(bytes, Array(console.utf8)) {
-            return .admin
+            return .decided(.admin)
         }
         do throws(TokenRejection) {
             let token = try CompactJWS(bytes)
             let signed = try checkSignature(of: token)
-            return try identity(from: token.claims, signed: signed, now: now)
+            return .decided(try identity(from: token.claims, signed: signed, now: now))
         } catch {
-            return .invalid(reason: error.reason)
+            if error.unknownKey { return .unknownKey(keyID: error.keyID, reason: error.reason) }
+            return .decided(.invalid(reason: error.reason))
         }
     }
 

@@ -87,11 +87,13 @@ public final class Gateway: Router {
         let host = request.head.headers["Host"] ?? "localhost"
         let crossSite = CrossSiteRequest.isCrossSite(request.head)
         let coalesce = parameters.coalesceMilliseconds.map { Double(min(max($0, 10), 10_000)) / 1000 }
+        let appCheckToken = parameters.appCheckToken ?? request.head.headers["X-Firebase-AppCheck"]
         return .webSocket { [self] webSocket in
             let channel = WebSocketChannel(webSocket: webSocket)
             channel.session = WireSession(
                 channel: channel, loop: webSocket.loop, namespace: namespace, gateway: self, host: host,
-                lastSessionID: parameters.lastSessionID, openedByCrossSitePage: crossSite, coalesceSeconds: coalesce)
+                lastSessionID: parameters.lastSessionID, openedByCrossSitePage: crossSite, coalesceSeconds: coalesce,
+                appCheckToken: appCheckToken)
             return channel
         }
     }
@@ -302,7 +304,7 @@ public final class Gateway: Router {
         let body = metrics.exposition(
             sessions: sessions.count, longPolls: longPolls.count, listens: sessions.listenCount, views: views, namespaces: open.count,
             streams: streams.count,
-            extra: (transport?.exposition ?? []) + coverage)
+            extra: (transport?.exposition ?? []) + coverage + keyExposition)
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; version=0.0.4")
         return HTTPResponse(status: .ok, headers: headers, body: body)

@@ -47,6 +47,8 @@ public struct GatewayConfiguration: Sendable {
     /// Most `auth` requests one wire connection may make a second (with as many saved up); more are refused
     /// with `limit_exceeded`.
     public var maxAuthAttemptsPerSecond = 10
+    /// Whether App Check tokens are checked, and what a missing or invalid one does.
+    public var appCheck = AppCheckPolicy()
     /// The long-poll transport's timing and limits (long-polling.md).
     public var longPoll = LongPollSettings()
     /// The web console's files, served at `/.console/` (`nil`: no console).

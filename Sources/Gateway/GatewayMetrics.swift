@@ -76,6 +76,17 @@ public final class GatewayMetrics: Sendable {
     /// Long-poll sessions ended because messages waited for polls beyond the outbound limit (§8).
     let longPollSlowConsumers: CoreMetrics.Counter
 
+    /// App Check tokens found valid, expired or invalid (wire `appcheck`, URL `ac`, REST header).
+    let appCheckValid: CoreMetrics.Counter
+    let appCheckExpired: CoreMetrics.Counter
+    let appCheckInvalid: CoreMetrics.Counter
+    /// Data requests made without a valid App Check token (counted in monitor and enforce mode).
+    let appCheckMissing: CoreMetrics.Counter
+    /// Data requests refused for want of a valid App Check token (enforce mode).
+    let appCheckRefused: CoreMetrics.Counter
+    /// `apc` pushes sent: a connection's App Check token expired.
+    let appCheckRevoked: CoreMetrics.Counter
+
     private let liveSessions: CoreMetrics.Gauge
     private let liveListens: CoreMetrics.Gauge
     private let liveViews: CoreMetrics.Gauge
@@ -117,6 +128,12 @@ public final class GatewayMetrics: Sendable {
         longPollUpgrades = counter("canopy_longpoll_upgrades_total")
         longPollExpired = counter("canopy_longpoll_expired_total")
         longPollSlowConsumers = counter("canopy_longpoll_slow_consumers_total")
+        appCheckValid = counter("canopy_appcheck_valid_total")
+        appCheckExpired = counter("canopy_appcheck_expired_total")
+        appCheckInvalid = counter("canopy_appcheck_invalid_total")
+        appCheckMissing = counter("canopy_appcheck_missing_total")
+        appCheckRefused = counter("canopy_appcheck_refused_total")
+        appCheckRevoked = counter("canopy_appcheck_revoked_total")
         liveSessions = gauge("canopy_wire_sessions")
         liveListens = gauge("canopy_listens")
         liveViews = gauge("canopy_views")

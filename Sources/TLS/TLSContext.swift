@@ -104,6 +104,29 @@ public final class TLSContext: @unchecked Sendable {
         return context
     }
 
+    /// Makes a client context for fetching documents over HTTPS (``HTTPSClient``): peers are verified against the
+    /// system's trust store and, when `additionalTrustedCAPath` is set, the certificates of that PEM file as well
+    /// (a private CA, or a test's own).
+    ///
+    /// - Throws: ``TLSError/invalidTrustedCA(path:reason:)`` if the file cannot be loaded, ``TLSError/openSSL(_:)``
+    ///   if the system store cannot be configured.
+    public static func httpsClient(additionalTrustedCAPath: String?) throws -> TLSContext {
+        let context = try TLSContext(role: .client)
+        try context.applyCommonPolicy()
+        guard SSL_CTX_set_default_verify_paths(context.handle) == 1 else {
+            throw TLSError.openSSL(OpenSSLErrorQueue.drain(fallback: "no default trust store").message)
+        }
+        if let additionalTrustedCAPath {
+            guard SSL_CTX_load_verify_locations(context.handle, additionalTrustedCAPath, nil) == 1 else {
+                let reason = OpenSSLErrorQueue.drain(fallback: "unreadable").message
+                throw TLSError.invalidTrustedCA(path: additionalTrustedCAPath, reason: reason)
+            }
+        }
+        SSL_CTX_set_verify(context.handle, SSL_VERIFY_PEER, nil)
+        try context.offerApplicationProtocol()
+        return context
+    }
+
     /// Makes a client that speaks at most `maximumProtocolVersion`, with no lower bound, and verifies nothing, so
     /// tests can pin TLS 1.2 or check that a server refuses outdated peers. OpenSSL 3 will not even offer TLS below
     /// 1.2 above security level 0, so this context drops to level 0; never use it outside tests.

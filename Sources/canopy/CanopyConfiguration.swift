@@ -65,6 +65,41 @@ struct CanopyConfiguration: Decodable {
         var adminToken: String?
         var allowUnsignedTokens: Bool
         var clockSkewSeconds: Double
+        /// Firebase ID tokens of this project (RS256, keys from ``jwksURL`` or Google's certificates).
+        var firebaseProjectId: String?
+        /// Where signing keys are fetched from: an OpenID Connect issuer's JWKS, or Google's certificate map.
+        var jwksURL: String?
+        /// CA certificates trusted (besides the system's) when fetching keys, for ID tokens and App Check.
+        var keysCAFile: String?
+        /// Shortest time between two fetches a token naming an unknown key may cause.
+        var keysMinRefreshSeconds: Double
+        /// Seconds one fetch of the keys may take.
+        var keysFetchTimeoutSeconds: Double
+    }
+
+    struct AppCheck: Decodable {
+        /// The Firebase project number whose App Check tokens are verified; `nil`: App Check is off.
+        var projectNumber: String?
+        /// `off`, `monitor` or `enforce`.
+        var mode: String
+        /// Where App Check's signing keys are published.
+        var jwksURL: String
+
+        private enum CodingKeys: String, CodingKey {
+            case projectNumber, mode, jwksURL
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            // A project number is digits: accept it written as a JSON number too.
+            if let number = try? container.decodeIfPresent(Int64.self, forKey: .projectNumber) {
+                projectNumber = String(number)
+            } else {
+                projectNumber = try container.decodeIfPresent(String.self, forKey: .projectNumber)
+            }
+            mode = try container.decode(String.self, forKey: .mode)
+            jwksURL = try container.decode(String.self, forKey: .jwksURL)
+        }
     }
 
     struct Gateway: Decodable {
@@ -109,6 +144,7 @@ struct CanopyConfiguration: Decodable {
     var tls: TLS
     var data: Data
     var auth: Auth
+    var appCheck: AppCheck
     var gateway: Gateway
     var rest: REST
     var rules: Rules
@@ -151,6 +187,11 @@ enum ConfigurationLoader {
         "auth": [
             "secret": NSNull(), "publicKeys": NSNull(), "audience": NSNull(), "issuer": NSNull(),
             "adminToken": NSNull(), "allowUnsignedTokens": false, "clockSkewSeconds": 60,
+            "firebaseProjectId": NSNull(), "jwksURL": NSNull(), "keysCAFile": NSNull(), "keysMinRefreshSeconds": 30,
+            "keysFetchTimeoutSeconds": 10,
+        ] as [String: Any],
+        "appCheck": [
+            "projectNumber": NSNull(), "mode": "monitor", "jwksURL": "https://firebaseappcheck.googleapis.com/v1/jwks",
         ] as [String: Any],
         "gateway": [
             "conflationThresholdBytes": 262_144, "maxListensPerConnection": 10_000, "maxOnDisconnectPerConnection": 1_000,
@@ -258,10 +299,17 @@ enum ConfigurationLoader {
         return result
     }
 
-    private static func upperSnake(_ key: String) -> String {
+    /// `idleTimeoutSeconds` → `IDLE_TIMEOUT_SECONDS`; an acronym stays one word: `jwksURL` → `JWKS_URL`,
+    /// `keysCAFile` → `KEYS_CA_FILE`.
+    static func upperSnake(_ key: String) -> String {
+        let characters = Array(key)
         var out = ""
-        for character in key {
-            if character.isUppercase { out += "_" }
+        for (index, character) in characters.enumerated() {
+            if character.isUppercase, index > 0 {
+                let previous = characters[index - 1]
+                let next = index + 1 < characters.count ? characters[index + 1] : nil
+                if !previous.isUppercase || next?.isLowercase == true { out += "_" }
+            }
             out += character.uppercased()
         }
         return out

@@ -50,6 +50,17 @@ enum ConfigurationValidation {
             problems.append("data.namespaces entries must be 1-63 of a-z A-Z 0-9 - _ *, not \"\(entry.prefix(80))\"")
         }
         check("auth.clockSkewSeconds", settings.auth.clockSkewSeconds, 0...3_600)
+        check("auth.keysMinRefreshSeconds", settings.auth.keysMinRefreshSeconds, 0...86_400)
+        check("auth.keysFetchTimeoutSeconds", settings.auth.keysFetchTimeoutSeconds, 0.1...300)
+        for (key, url) in [("auth.jwksURL", settings.auth.jwksURL), ("appCheck.jwksURL", settings.appCheck.jwksURL)] {
+            if let url, !url.lowercased().hasPrefix("https://") {
+                problems.append("\(key) must be an https:// URL, not \"\(url.prefix(80))\"")
+            }
+        }
+        check("appCheck.mode", settings.appCheck.mode, in: AppCheckPolicy.Mode.allCases.map(\.rawValue))
+        if let number = settings.appCheck.projectNumber, number.isEmpty || !number.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            problems.append("appCheck.projectNumber must be the project's number (digits), not \"\(number.prefix(40))\"")
+        }
         check("gateway.conflationThresholdBytes", settings.gateway.conflationThresholdBytes, 0...maxBytes)
         check("gateway.maxListensPerConnection", settings.gateway.maxListensPerConnection, 1...10_000_000)
         check("gateway.maxOnDisconnectPerConnection", settings.gateway.maxOnDisconnectPerConnection, 1...10_000_000)

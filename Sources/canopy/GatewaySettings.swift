@@ -63,6 +63,9 @@ enum GatewaySettings {
             audience: settings.auth.audience, issuer: settings.auth.issuer, adminToken: settings.auth.adminToken,
             listensOnLoopbackOnly: loopbackOnly, allowUnsignedTokens: settings.auth.allowUnsignedTokens,
             clockSkewSeconds: settings.auth.clockSkewSeconds)
+        auth.firebaseProjectId = settings.auth.firebaseProjectId
+        auth.remoteKeys = try AuthSettings.idTokenKeys(from: settings.auth, logger: logger)
+        configuration.appCheck = try AuthSettings.appCheck(from: settings, logger: logger)
         if configuration.consoleAssets != nil { auth.consoleCredential = consoleCredential }
         if settings.auth.allowUnsignedTokens {
             guard loopbackOnly else {
@@ -79,6 +82,7 @@ enum GatewaySettings {
         } catch {
             throw ValidationError("auth: \(error)")
         }
+        AuthSettings.logStart(settings.auth, keys: auth.remoteKeys, logger: logger)
         if loopbackOnly && settings.auth.adminToken == nil {
             logger.info("admin credential: the emulator's `owner` token (loopback only)")
         }

@@ -53,6 +53,18 @@ struct Serve: ParsableCommand {
     var authIssuer: String?
     @Option(help: "Leeway in seconds for token expiry and issue times (default 60).")
     var authClockSkew: Double?
+    @Option(help: "Accept Firebase ID tokens of this Firebase project (RS256, Google's published keys, fetched and kept fresh).")
+    var authFirebaseProject: String?
+    @Option(name: .customLong("auth-jwks-url"), help: "https:// URL of the token signing keys (a JWKS or a Google-style certificate map): an OpenID Connect issuer's (with --auth-issuer and --auth-audience), or instead of Google's with --auth-firebase-project.")
+    var authJWKSURL: String?
+    @Option(help: "PEM file of CA certificates trusted, besides the system's, when fetching signing keys (ID tokens and App Check).")
+    var authKeysCaFile: String?
+    @Option(help: "App Check: verify App Check tokens of the Firebase project with this number.")
+    var appCheckProject: String?
+    @Option(help: "App Check: off, monitor (count and log; the default) or enforce (refuse data access without a valid token).")
+    var appCheckMode: String?
+    @Option(name: .customLong("app-check-jwks-url"), help: "App Check: https:// URL of the App Check signing keys (default: Firebase's).")
+    var appCheckJWKSURL: String?
     @Option(help: "Admin credential (rules bypassed). Without it, a loopback-only server accepts the emulator's `owner`.")
     var adminToken: String?
     @Flag(help: "Emulator test mode: accept unsigned (alg none) tokens. Loopback only.")
@@ -139,6 +151,12 @@ struct Serve: ParsableCommand {
         if let authAudience { settings.auth.audience = authAudience }
         if let authIssuer { settings.auth.issuer = authIssuer }
         if let authClockSkew { settings.auth.clockSkewSeconds = authClockSkew }
+        if let authFirebaseProject { settings.auth.firebaseProjectId = authFirebaseProject }
+        if let authJWKSURL { settings.auth.jwksURL = authJWKSURL }
+        if let authKeysCaFile { settings.auth.keysCAFile = authKeysCaFile }
+        if let appCheckProject { settings.appCheck.projectNumber = appCheckProject }
+        if let appCheckMode { settings.appCheck.mode = appCheckMode }
+        if let appCheckJWKSURL { settings.appCheck.jwksURL = appCheckJWKSURL }
         if let adminToken { settings.auth.adminToken = adminToken }
         if allowUnsignedTokens { settings.auth.allowUnsignedTokens = true }
         if let rules { settings.rules.path = rules }

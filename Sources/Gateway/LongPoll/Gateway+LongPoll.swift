@@ -70,7 +70,8 @@ extension Gateway {
                 releaseSlot: { server?.releaseSession() })
             let session = WireSession(
                 channel: channel, loop: loop, namespace: namespace, gateway: self, host: host,
-                lastSessionID: parameters.lastSessionID, openedByCrossSitePage: crossSite, sessionID: sessionID)
+                lastSessionID: parameters.lastSessionID, openedByCrossSitePage: crossSite, sessionID: sessionID,
+                appCheckToken: parameters.appCheckToken)
             channel.start(session, callback: callback, answering: pending)
         }
     }

@@ -3,6 +3,7 @@ import CoreMetrics
 import DataModel
 import HTTP1
 import HTTPServer
+import Logging
 import Store
 
 /// The Firebase REST API (rest-api.md): `/<path>.json` with `GET`, `PUT`, `POST`, `PATCH`, `DELETE`, event streams,
@@ -33,7 +34,9 @@ extension Gateway {
         return false
     }
 
-    func restRoute(_ request: HTTPRequest, context: RequestContext) -> Route {
+    /// Routes a REST request. A credential or App Check token naming a signing key not fetched yet makes the answer
+    /// wait (deferred) until the keys were fetched again; the request is then routed anew with `keysAwaited`.
+    func restRoute(_ request: HTTPRequest, context: RequestContext, keysAwaited: Bool = false) -> Route {
         let parameters = QueryString(request.head.query)
         let reply = RESTReply(parameters: parameters, origin: request.head.headers["Origin"],
                               corsOrigins: configuration.corsOrigins)
@@ -44,9 +47,16 @@ extension Gateway {
             guard let rest = try RESTRequest(request, parameters: parameters) else {
                 return .respond(reply.failure(.notREST))
             }
+            if !keysAwaited, let waiting = awaitingSigningKeys(request, parameters: parameters, context: context) {
+                return waiting
+            }
             let identity = try RESTRequest.identity(
-                request.head, parameters: parameters, verifier: tokenVerifier, now: configuration.clock() / 1000
+                request.head, parameters: parameters, verifier: tokenVerifier, now: configuration.clock() / 1000,
+                refused: { [logger] reason in
+                    logger.info("auth.rejected", metadata: ["reason": "\(reason)", "caller": "REST"])
+                }
             ).get()
+            try checkAppCheck(request.head, parameters: parameters, identity: identity)
             let namespace: Namespace
             switch restNamespace(request, parameters: parameters, identity: identity, reply: reply) {
             case .success(let opened): namespace = opened

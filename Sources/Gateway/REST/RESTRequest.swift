@@ -89,15 +89,20 @@ struct RESTRequest: Sendable {
     }
 
     /// Who is asking, from the credential (rest-api.md §6); the admin may name the rules' `auth` with
-    /// `auth_variable_override`.
+    /// `auth_variable_override`. `refused` hears why a token was refused (for the log).
     static func identity(
-        _ head: HTTPRequestHead, parameters: QueryString, verifier: TokenVerifier, now: Double
+        _ head: HTTPRequestHead, parameters: QueryString, verifier: TokenVerifier, now: Double,
+        refused: (String) -> Void = { _ in }
     ) -> Result<ConnectionIdentity, RESTError> {
         guard let credential = credential(head, parameters: parameters) else { return .success(.unauthenticated) }
         let outcome = verifier.verify(credential, now: now)
         switch outcome {
-        case .expired: return .failure(.expiredToken)
-        case .invalid: return .failure(.unparsableToken)
+        case .expired:
+            refused("the token expired (exp)")
+            return .failure(.expiredToken)
+        case .invalid(let reason):
+            refused(reason)
+            return .failure(.unparsableToken)
         case .user(let user): return .success(.user(user))
         case .admin:
             guard !CrossSiteRequest.isCrossSite(head) else { return .failure(.crossSiteAdmin) }

@@ -8,9 +8,53 @@ import Wire
 
 extension WireSession {
     /// `auth` / `gauth` (wire-protocol.md §6.2): verify the credential and replace the connection's identity.
+    ///
+    /// A token naming a signing key the server has not fetched (one Google just rotated in) waits for the keys to be
+    /// fetched again, without blocking the loop: the requests that follow it on this connection are held meanwhile
+    /// and run in order after its answer, so they see the identity it gives, as they would have without the wait.
     func authenticate(_ request: AuthRequest, request number: Int) {
+        let verifier = gateway.tokenVerifier
+        let clock = gateway.configuration.clock
+        let credential = request.credential
+        let immediate = verifier.verifyOrAwaitKeys(credential, now: clock() / 1000) { [weak self] in
+            guard let self else { return }
+            self.loop.execute {
+                guard !self.channel.isClosed else { return }
+                self.applyAuthentication(verifier.verify(credential, now: clock() / 1000), request: request,
+                                         number: number)
+                self.releaseHeldRequests()
+            }
+        }
+        if let immediate {
+            applyAuthentication(immediate, request: request, number: number)
+        } else {
+            holdRequests()
+        }
+    }
+
+    /// Holds the requests that arrive from now on, until ``releaseHeldRequests()``.
+    func holdRequests() {
+        if heldRequests == nil { heldRequests = [] }
+    }
+
+    /// Runs the held requests in order; stops holding again if one of them has to wait for keys in turn.
+    func releaseHeldRequests() {
+        guard var held = heldRequests?[...] else { return }
+        heldRequests = nil
+        while let next = held.popFirst() {
+            perform(next.action, request: next.number)
+            if heldRequests != nil {
+                heldRequests = Array(held)
+                break
+            }
+        }
+        loop.flushPending()
+    }
+
+    /// Answers an `auth` with what the verifier said and replaces the identity.
+    private func applyAuthentication(_ outcome: AuthOutcome, request: AuthRequest, number: Int) {
         let now = gateway.configuration.clock() / 1000
-        switch gateway.tokenVerifier.verify(request.credential, now: now) {
+        switch outcome {
         case .admin where openedByCrossSitePage:
             changeIdentity(to: .unauthenticated)
             send(.failure(number, status: .permissionDenied,
@@ -32,10 +76,11 @@ extension WireSession {
             send(.response(requestNumber: number, status: .ok, payload: .json(.object(info))))
         case .expired:
             changeIdentity(to: .unauthenticated)
+            gateway.logger.info("auth.rejected", metadata: ["reason": "the token expired (exp)", "session": "\(sessionID)"])
             send(.failure(number, status: .expiredToken, message: Self.expiredMessage))
         case .invalid(let reason):
             changeIdentity(to: .unauthenticated)
-            gateway.logger.debug("auth rejected", metadata: ["reason": "\(reason)", "session": "\(sessionID)"])
+            gateway.logger.info("auth.rejected", metadata: ["reason": "\(reason)", "session": "\(sessionID)"])
             send(.failure(number, status: .invalidToken, message: "Could not parse auth token."))
         }
         // Listens the new identity may not read are revoked (wire-protocol.md §6.2).

@@ -65,12 +65,25 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     var identity = ConnectionIdentity.unauthenticated
     /// Bumped whenever the identity changes, so a pending expiry of an older credential does nothing.
     var identityGeneration = 0
+    /// Requests that arrived while an `auth` or `appcheck` waited for signing keys being fetched; they run in
+    /// order once it is answered (``WireSession+Auth``). `nil` while nothing waits.
+    var heldRequests: [ClientRequest]?
+    /// The App Check token presented in the URL or a header, checked when the session opens.
+    let initialAppCheckToken: String?
+    /// What the connection's App Check token is worth (``WireSession+AppCheck``).
+    var appCheck = AppCheckStanding.none
+    /// Bumped whenever the App Check token changes, so a pending expiry of an older one does nothing.
+    var appCheckGeneration = 0
+    /// Whether a data request without a valid App Check token was logged yet (once per connection).
+    var appCheckMissingLogged = false
 
     init(channel: any WireChannel, loop: EventLoop, namespace: Namespace, gateway: Gateway, host: String,
          lastSessionID: String?, openedByCrossSitePage: Bool, coalesceSeconds: Double? = nil,
-         sessionID: String = SessionID.make())
+         sessionID: String = SessionID.make(), appCheckToken: String? = nil)
     {
+        initialAppCheckToken = appCheckToken.flatMap { $0.isEmpty ? nil : $0 }
         self.channel = channel
+        directWebSocket = channel.webSocketForFanOut.map(Unmanaged.passUnretained)
         self.openedByCrossSitePage = openedByCrossSitePage
         self.coalesceSeconds = coalesceSeconds
         let authRate = Double(gateway.configuration.maxAuthAttemptsPerSecond)
@@ -83,7 +96,6 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
         conflationThresholdBytes = gateway.configuration.conflationThresholdBytes
         metrics = gateway.metrics
         self.sessionID = sessionID
-        directWebSocket = channel.webSocketForFanOut.map(Unmanaged.passUnretained)
     }
 
     // MARK: - Input from the channel
@@ -97,6 +109,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
             // so its onDisconnect writes run now rather than at its idle timeout (§4.2).
             previous.loop.execute { previous.channel.close(code: 1000, reason: "replaced by a new session") }
         }
+        if let initialAppCheckToken { presentAppCheck(initialAppCheckToken, request: nil) }
         // Clients send nothing before the hello; in cluster mode it waits until this node holds everything the
         // cluster acknowledged, so a client that moved here from another node never goes back in time.
         if namespace.store.isClustered {
@@ -258,18 +271,27 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
                     """))
                 return
             }
+            if heldRequests != nil {
+                heldRequests?.append(request)
+                return
+            }
             perform(request.action, request: request.number)
         }
     }
 
-    private func perform(_ action: ClientAction, request: Int) {
+    func perform(_ action: ClientAction, request: Int) {
         switch action {
         case .put, .merge: break
         default: submitWrites()
         }
+        guard appCheckAdmits(action, request: request) else { return }
         switch action {
-        case .stats, .appCheck, .unappCheck:
+        case .stats:
             send(.ok(request))
+        case .appCheck(let token):
+            presentAppCheck(token, request: request)
+        case .unappCheck:
+            dropAppCheck(request: request)
         case .auth(let auth):
             guard authAttempts.take(now: MonotonicClock.nowNanoseconds()) else {
                 metrics.refusedAuths.increment()
@@ -477,20 +499,6 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
             return false
         }
         let threshold = conflationThresholdBytes
-        if channel.pendingOutboundBytes > threshold {
-            channel.flushNow()
-            if channel.pendingOutboundBytes > threshold { return conflate(subscription) }
-        }
-        channel.send(sharedFrames: push)
-        subscription.deliveredThrough = sequence
-        return true
-    }
-
-    /// The latest data of a conflated listen.
-    private func deliverLatest(_ data: Node, sequence: UInt64, to subscription: Subscription) {
-        guard subscription.isActive, subscription.isConflated else { return }
-        subscription.isConflated = false
-        if sequence > subscription.deliveredThrough {
         // Output is flushed at the end of the loop's pass, so a burst of pushes can pile up even for a reader that
         // keeps up: over the threshold, see what the transport takes before deciding the peer is behind.
         if let direct = directWebSocket {
@@ -504,6 +512,29 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
                 return true
             }
         }
+        if channel.pendingOutboundBytes > threshold {
+            channel.flushNow()
+            if channel.pendingOutboundBytes > threshold { return conflate(subscription) }
+        }
+        channel.send(sharedFrames: push)
+        subscription.deliveredThrough = sequence
+        return true
+    }
+
+    /// Stops a listen's pushes until the session catches up (``catchUp()``); returns `false`, nothing was sent.
+    private func conflate(_ subscription: Subscription) -> Bool {
+        subscription.isConflated = true
+        conflated.append(subscription)
+        metrics.conflations.increment()
+        metrics.pushesConflated.increment()
+        return false
+    }
+
+    /// The latest data of a conflated listen.
+    private func deliverLatest(_ data: Node, sequence: UInt64, to subscription: Subscription) {
+        guard subscription.isActive, subscription.isConflated else { return }
+        subscription.isConflated = false
+        if sequence > subscription.deliveredThrough {
             _ = sendPush(EncodedPush(path: subscription.path, data: data), tag: subscription.tag)
             subscription.deliveredThrough = sequence
         }
@@ -521,15 +552,6 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     }
 
     /// Counts an answer sent; reads again once a quarter of the outstanding-request limit is left.
-    /// Stops a listen's pushes until the session catches up (``catchUp()``); returns `false`, nothing was sent.
-    private func conflate(_ subscription: Subscription) -> Bool {
-        subscription.isConflated = true
-        conflated.append(subscription)
-        metrics.conflations.increment()
-        metrics.pushesConflated.increment()
-        return false
-    }
-
     private func answered() {
         outstandingRequests -= 1
         if readingPausedForAnswers,
