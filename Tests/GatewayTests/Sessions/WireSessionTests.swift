@@ -152,6 +152,61 @@ struct WireSessionTests {
         #expect(memory.gateway.sessions.listenCount == before)
     }
 
+    @Test("a get with a query answers the query's window")
+    func getWithQuery() throws {
+        let probe = SessionProbe(try InMemoryGateway())
+        #expect(probe.ask(1, "p", #"{"p":"/w","d":{"a":1,"b":2,"c":3}}"#) == "ok")
+        probe.send(2, "g", #"{"p":"/w","q":{"l":1,"vf":"l"}}"#)
+        #expect(probe.answer(2)?.data == .object([("a", .number(1))]))
+    }
+
+    @Test("unlistening from a location never listened to is still answered ok")
+    func unlistenUnknown() throws {
+        let probe = SessionProbe(try InMemoryGateway())
+        #expect(probe.ask(1, "n", #"{"p":"/never"}"#) == "ok")
+    }
+
+    @Test("a write is pushed to the writer's own listen before the writer's ok")
+    func ownEchoBeforeOK() throws {
+        let probe = SessionProbe(try InMemoryGateway())
+        #expect(probe.ask(1, "q", #"{"p":"/echo","h":""}"#) == "ok")
+        #expect(probe.ask(2, "p", #"{"p":"/echo","d":"mine"}"#) == "ok")
+        let messages = probe.received
+        let push = try #require(messages.firstIndex { $0["d"]?["b"]?["d"] == .string("mine") })
+        let ok = try #require(messages.firstIndex { $0["d"]?["r"] == .number(2) })
+        #expect(push < ok)
+    }
+
+    @Test("two listens on nested locations each get every change in the same order")
+    func nestedListensSameOrder() throws {
+        let probe = SessionProbe(try InMemoryGateway())
+        #expect(probe.ask(1, "q", #"{"p":"/n","h":""}"#) == "ok")
+        #expect(probe.ask(2, "q", #"{"p":"/n/x","h":""}"#) == "ok")
+        for number in 3...12 { probe.send(number, "p", #"{"p":"/n/x","d":\#(number)}"#) }
+        #expect(probe.answer(12)?.status == "ok")
+        // Both views push each change at the changed location: every value twice, never out of order.
+        let values = probe.pushes.filter { $0.path.hasSuffix("n/x") }.compactMap { push -> Double? in
+            if case .number(let value) = push.data { return value }
+            return nil
+        }
+        #expect(values == (3...12).flatMap { [Double($0), Double($0)] })
+    }
+
+    @Test("a write too deep for the data model is refused and the session goes on")
+    func tooDeepRefused() throws {
+        let probe = SessionProbe(try InMemoryGateway())
+        let deep = String(repeating: #"{"a":"#, count: 40) + "1" + String(repeating: "}", count: 40)
+        #expect(probe.ask(1, "p", #"{"p":"/deep","d":\#(deep)}"#) == "invalid_request")
+        #expect(probe.ask(2, "p", #"{"p":"/shallow","d":1}"#) == "ok")
+    }
+
+    @Test("a request with a malformed body is answered invalid_request and the session goes on")
+    func malformedRequestBody() throws {
+        let probe = SessionProbe(try InMemoryGateway())
+        #expect(probe.ask(1, "p", #"{"d":1}"#) == "invalid_request")
+        #expect(probe.ask(2, "p", #"{"p":"/ok","d":1}"#) == "ok")
+    }
+
     // MARK: - Rules
 
     private static let rules = """
