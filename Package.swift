@@ -52,7 +52,7 @@ let package = Package(
         .target(name: "Store", dependencies: ["DataModel", "Primitives"]),
         .target(name: "Wire", dependencies: ["DataModel", "Primitives"]),
         .target(name: "Auth", dependencies: ["DataModel", .product(name: "JWTKit", package: "jwt-kit")]),
-        .target(name: "Rules", dependencies: ["DataModel"]),
+        .target(name: "Rules", dependencies: ["DataModel", "Primitives"]),
         // Cluster mode: a namespace's log on a NATS JetStream stream (Store's `ReplicatedLog`).
         .target(name: "Cluster", dependencies: ["CNats", "Store", "Primitives"]),
 

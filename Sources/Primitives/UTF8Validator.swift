@@ -84,30 +84,56 @@ public struct UTF8Validator: Sendable {
 
     /// Sets up the expectations that follow a non-ASCII lead byte; returns `false` if it cannot start a sequence.
     private mutating func beginSequence(leadByte: UInt8) -> Bool {
-        switch leadByte {
-        case 0xC2...0xDF:
-            expect(continuations: 1, lower: 0x80, upper: 0xBF)
-        case 0xE0:
-            expect(continuations: 2, lower: 0xA0, upper: 0xBF)  // no overlong three-byte forms
-        case 0xE1...0xEC, 0xEE...0xEF:
-            expect(continuations: 2, lower: 0x80, upper: 0xBF)
-        case 0xED:
-            expect(continuations: 2, lower: 0x80, upper: 0x9F)  // no UTF-16 surrogates
-        case 0xF0:
-            expect(continuations: 3, lower: 0x90, upper: 0xBF)  // no overlong four-byte forms
-        case 0xF1...0xF3:
-            expect(continuations: 3, lower: 0x80, upper: 0xBF)
-        case 0xF4:
-            expect(continuations: 3, lower: 0x80, upper: 0x8F)  // nothing above U+10FFFF
-        default:
-            return false  // continuation byte without a lead, C0/C1 overlong leads, F5–FF
-        }
+        guard let sequence = Self.sequence(startingWith: leadByte) else { return false }
+        pendingContinuations = UInt8(sequence.length - 1)
+        nextLowerBound = sequence.secondLow
+        nextUpperBound = sequence.secondHigh
         return true
     }
+}
 
-    private mutating func expect(continuations: UInt8, lower: UInt8, upper: UInt8) {
-        pendingContinuations = continuations
-        nextLowerBound = lower
-        nextUpperBound = upper
+extension UTF8Validator {
+    /// The well-formed byte sequences of UTF-8 (RFC 3629 §4, Unicode Table 3-7), written down once for every reader
+    /// of text (this validator, the JSON scanner, the rules reader): for a lead byte, the sequence's length and the
+    /// range its second byte must fall in (later bytes are `80–BF`); `nil` for a byte that cannot start one (a lone
+    /// continuation byte, the overlong leads C0/C1, F5–FF). The second-byte ranges exclude overlong forms (after
+    /// `E0`, `F0`), surrogates (after `ED`) and values above U+10FFFF (after `F4`).
+    @inline(__always)
+    public static func sequence(startingWith lead: UInt8) -> (length: Int, secondLow: UInt8, secondHigh: UInt8)? {
+        switch lead {
+        case 0x00...0x7F: return (1, 0x80, 0xBF)
+        case 0xC2...0xDF: return (2, 0x80, 0xBF)
+        case 0xE0: return (3, 0xA0, 0xBF)
+        case 0xE1...0xEC, 0xEE...0xEF: return (3, 0x80, 0xBF)
+        case 0xED: return (3, 0x80, 0x9F)
+        case 0xF0: return (4, 0x90, 0xBF)
+        case 0xF1...0xF3: return (4, 0x80, 0xBF)
+        case 0xF4: return (4, 0x80, 0x8F)
+        default: return nil
+        }
+    }
+
+    /// The length of the well-formed sequence at `offset` of `bytes`, `nil` when none starts there (or it is cut off
+    /// by the end).
+    public static func sequenceLength(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> Int? {
+        guard offset < bytes.count, let sequence = sequence(startingWith: bytes[offset]) else { return nil }
+        guard offset + sequence.length <= bytes.count else { return nil }
+        guard sequence.length > 1 else { return 1 }
+        let second = bytes[offset + 1]
+        guard second >= sequence.secondLow && second <= sequence.secondHigh else { return nil }
+        for position in (offset + 2)..<(offset + sequence.length) where bytes[position] & 0xC0 != 0x80 {
+            return nil
+        }
+        return sequence.length
+    }
+
+    /// The offset of the first byte of `bytes` that breaks well-formedness, or `bytes.count` when there is none.
+    public static func firstInvalidOffset(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var offset = 0
+        while offset < bytes.count {
+            guard let length = sequenceLength(in: bytes, at: offset) else { return offset }
+            offset += length
+        }
+        return offset
     }
 }

@@ -1,3 +1,4 @@
+import Primitives
 /// The RFC 8259 lexer shared by the JSON readers: whitespace, literals, strings and numbers over raw bytes.
 ///
 /// Hostile input never traps: every read is bounds-checked against `count`, and every failure is a ``JSONError``
@@ -186,34 +187,9 @@ struct JSONScanner {
         return value
     }
 
-    /// Offset of the first byte that breaks UTF-8 well-formedness (Unicode Table 3-7), or `bytes.count`.
+    /// Offset of the first byte that breaks UTF-8 well-formedness, or `bytes.count`.
     static func firstInvalidUTF8Offset(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        var offset = 0
-        while offset < bytes.count {
-            let lead = bytes[offset]
-            let length: Int
-            var low: UInt8 = 0x80
-            var high: UInt8 = 0xBF
-            switch lead {
-            case 0x00...0x7F: length = 1
-            case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; low = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; high = 0x9F
-            case 0xF0: length = 4; low = 0x90
-            case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; high = 0x8F
-            default: return offset
-            }
-            guard offset + length <= bytes.count else { return offset }
-            for continuation in 1..<max(length, 1) {
-                let byte = bytes[offset + continuation]
-                let (minimum, maximum) = continuation == 1 ? (low, high) : (0x80, 0xBF)
-                if byte < minimum || byte > maximum { return offset }
-            }
-            offset += length
-        }
-        return offset
+        UTF8Validator.firstInvalidOffset(bytes)
     }
 
     // MARK: - Numbers

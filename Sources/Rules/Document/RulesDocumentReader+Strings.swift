@@ -1,3 +1,5 @@
+import Primitives
+
 extension RulesDocumentReader {
     /// Reads a double-quoted string at `index`, keeping the source offset of every decoded byte.
     mutating func readString() throws(SyntaxError) -> DecodedString {
@@ -108,29 +110,10 @@ extension RulesDocumentReader {
         }
     }
 
-    /// Length of the well-formed UTF-8 sequence at `offset` (RFC 3629 §4: no overlongs, surrogates or values past
-    /// U+10FFFF).
+    /// Length of the well-formed UTF-8 sequence at `offset` (``UTF8Validator/sequenceLength(in:at:)``).
     private func utf8SequenceLength(at offset: Int) throws(SyntaxError) -> Int {
-        let lead = bytes[offset]
-        let length: Int
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch lead {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
-        case 0xE1...0xEC, 0xEE, 0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F
-        case 0xF0: length = 4; low = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F
-        default: throw SyntaxError(offset: offset, message: "invalid UTF-8")
-        }
-        guard offset + length <= bytes.count else { throw SyntaxError(offset: offset, message: "invalid UTF-8") }
-        let second = bytes[offset + 1]
-        guard second >= low && second <= high else { throw SyntaxError(offset: offset, message: "invalid UTF-8") }
-        for position in (offset + 2)..<(offset + length) where bytes[position] & 0xC0 != 0x80 {
-            throw SyntaxError(offset: offset, message: "invalid UTF-8")
-        }
+        let length = bytes.withUnsafeBufferPointer { UTF8Validator.sequenceLength(in: $0, at: offset) }
+        guard let length else { throw SyntaxError(offset: offset, message: "invalid UTF-8") }
         return length
     }
 }
