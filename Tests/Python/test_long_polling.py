@@ -656,7 +656,7 @@ def test_a_message_that_is_not_a_wire_message_ends_its_session_as_on_a_websocket
     assert not neighbour.ended
 
 
-@bounded(180)
+@bounded(400)
 def test_a_message_over_16_mib_is_refused_and_ends_its_session(server, ns, lp):
     """A message announced in 20,000 segments of 1,200 characters: 24 million base64 characters, over the 16 MiB
     a WebSocket message may have. Sent as a page would (six segments a request, a few requests on their way); the
@@ -674,7 +674,8 @@ def test_a_message_over_16_mib_is_refused_and_ends_its_session(server, ns, lp):
         wait_unanswered(sent, 3)
         sent.append(victim.send_segments(group))
     try:
-        answers = [item.wait(30) for item in sent]
+        # 24 million characters in about 3,300 requests: on a loaded machine the last answers come late.
+        answers = [item.wait(120) for item in sent]
     except LongPollTimeout:
         pytest.fail(f"all {number} segments were taken, none refused; the last request is held as a poll")
     statuses = [answer.status for answer in answers]
