@@ -169,6 +169,8 @@ final class LongPollChannel: WireChannel, @unchecked Sendable {
     /// Holds `answer` for the next answer; the request held before it is answered first (§4).
     private func hold(_ answer: any PollAnswer) {
         if held != nil { answerHeld() }
+        // Answering the older request may have delivered an ending session's close command: nothing is left to hold.
+        guard state != .ended else { return answer.respond(LongPollDirectory.unknownSession) }
         held = answer
         heldSince = MonotonicClock.nowNanoseconds()
         scheduleHoldCheck(after: settings.holdSeconds)

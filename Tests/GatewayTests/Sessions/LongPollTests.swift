@@ -217,6 +217,25 @@ struct LongPollChannelTests {
         #expect(eventually { poll.body == "" })
     }
 
+    @Test("a request arriving as an ending session's last poll leaves is answered at once, never held")
+    func requestAfterTheEnd() throws {
+        let memory = try InMemoryGateway()
+        let channel = channel(memory)
+        let started = start(memory, channel)
+        #expect(eventually { started.body != nil })
+        let held = RecordedAnswer()
+        let hostile = RecordedAnswer()
+        let late = RecordedAnswer()
+        memory.onLoop {
+            channel.poll(.success([]), answer: held)
+            channel.poll(.success([LongPollSegment(number: 0, count: 1, data: Array("!!!!".utf8))]), answer: hostile)
+            // The held poll carries the error and the close command; this one comes after it.
+            channel.poll(.success([]), answer: late)
+        }
+        #expect(held.body?.contains("pLPCommand('close',") == true)
+        #expect(late.response?.status.code == 404)
+    }
+
     @Test("a hostile segment gets 400 and ends the session: its held poll gets the error and the close command")
     func hostileSegment() throws {
         let memory = try InMemoryGateway()
