@@ -85,7 +85,8 @@ struct StorePersistenceTests {
         let reopened = try Store(configuration: configuration)
         defer { try? reopened.close() }
         // A run whose replayed and new records together crossed the threshold snapshots in the background, and may
-        // finish that before it dies (timing): then fewer than all 30 (or none) are replayed, and the snapshot is already there.
+        // finish that before it dies (timing): then fewer than all 30 (or none) are replayed, and the snapshot is
+        // already there.
         #expect(reopened.loadReport.replayedRecords <= 30)
         // The replayed journal counts toward the threshold: a snapshot follows without another write.
         var snapshotted = false
