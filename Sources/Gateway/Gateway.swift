@@ -72,12 +72,10 @@ public final class Gateway: Router {
         if let transportSession = parameters.transportSessionID {
             return upgradeRoute(transportSession: transportSession, host: request.head.headers["Host"] ?? "localhost")
         }
-        let name = parameters.namespace.flatMap { $0.isEmpty ? nil : $0 } ?? configuration.defaultNamespace
         let namespace: Namespace
-        switch self.namespace(named: name, mayCreate: upgradeCarriesAdminCredential(request.head)) {
+        switch realtimeNamespace(request.head, parameters: parameters) {
         case .success(let opened): namespace = opened
         case .failure(.notCreated(let name)):
-            metrics.namespacesRefused.increment()
             let reason = NamespaceProblem.notCreated(name).description
             return .webSocket { _ in
                 RefusedSession(message: .shutdown(reason: reason), closeCode: 1008, closeReason: "namespace refused")
@@ -96,6 +94,18 @@ public final class Gateway: Router {
                 appCheckToken: appCheckToken)
             return channel
         }
+    }
+
+    /// The namespace a realtime connection (`/.ws`, or a long-poll start) names, opened or created as
+    /// ``namespace(named:mayCreate:)`` allows: the admin credential on the request may create it. Refusals are
+    /// counted.
+    func realtimeNamespace(_ head: HTTPRequestHead, parameters: ConnectionParameters)
+        -> Result<Namespace, NamespaceProblem>
+    {
+        let name = parameters.namespace ?? configuration.defaultNamespace
+        let result = namespace(named: name, mayCreate: upgradeCarriesAdminCredential(head))
+        if case .failure(.notCreated) = result { metrics.namespacesRefused.increment() }
+        return result
     }
 
     /// Opens the default namespace and waits until it loaded, so that the server starts only with its data (and

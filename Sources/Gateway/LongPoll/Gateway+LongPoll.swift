@@ -37,12 +37,10 @@ extension Gateway {
     /// A new session (§2): the namespace, admin and connection checks of a WebSocket upgrade, then a wire session
     /// on a long-poll channel, on the loop of the connection that asked.
     private func startLongPoll(_ head: HTTPRequestHead, parameters: ConnectionParameters, callback: String?) -> Route {
-        let name = parameters.namespace ?? configuration.defaultNamespace
         let namespace: Namespace
-        switch self.namespace(named: name, mayCreate: upgradeCarriesAdminCredential(head)) {
+        switch realtimeNamespace(head, parameters: parameters) {
         case .success(let opened): namespace = opened
         case .failure(.notCreated(let name)):
-            metrics.namespacesRefused.increment()
             // As a refused WebSocket: the shutdown message (the SDK stops reconnecting), then the end.
             var script = LongPollScript.startPreamble(callback: callback, id: SessionID.make(length: 16),
                                                       password: SessionID.make())

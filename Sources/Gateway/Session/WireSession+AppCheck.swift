@@ -87,29 +87,30 @@ extension WireSession {
             scheduleAppCheckExpiry(at: acceptedUntil)
             if let request { send(.ok(request)) }
         case .expired:
-            appCheck = .refused
             metrics.appCheckExpired.increment()
-            gateway.logger.info("appcheck.rejected", metadata: [
-                "reason": "the token expired (exp)", "session": "\(sessionID)", "mode": "\(mode.rawValue)",
-            ])
-            guard let request else { return }
-            if mode == .enforce {
-                send(.failure(request, status: .expiredToken, message: AppCheckPolicy.expiredTokenMessage))
-            } else {
-                send(.ok(request))
-            }
+            refuseAppCheck(request, reason: "the token expired (exp)", mode: mode,
+                           status: .expiredToken, message: AppCheckPolicy.expiredTokenMessage)
         case .invalid(let reason):
-            appCheck = .refused
             metrics.appCheckInvalid.increment()
-            gateway.logger.info("appcheck.rejected", metadata: [
-                "reason": "\(reason)", "session": "\(sessionID)", "mode": "\(mode.rawValue)",
-            ])
-            guard let request else { return }
-            if mode == .enforce {
-                send(.failure(request, status: .invalidToken, message: AppCheckPolicy.invalidTokenMessage))
-            } else {
-                send(.ok(request))
-            }
+            refuseAppCheck(request, reason: "\(reason)", mode: mode,
+                           status: .invalidToken, message: AppCheckPolicy.invalidTokenMessage)
+        }
+    }
+
+    /// A token that does not pass: logged with `reason`; its request, if any, is refused in enforce mode (with the
+    /// status that makes the SDKs fetch another) and acknowledged in monitor mode.
+    private func refuseAppCheck(_ request: Int?, reason: String, mode: AppCheckPolicy.Mode, status: ResponseStatus,
+                                message: String)
+    {
+        appCheck = .refused
+        gateway.logger.info("appcheck.rejected", metadata: [
+            "reason": "\(reason)", "session": "\(sessionID)", "mode": "\(mode.rawValue)",
+        ])
+        guard let request else { return }
+        if mode == .enforce {
+            send(.failure(request, status: status, message: message))
+        } else {
+            send(.ok(request))
         }
     }
 
