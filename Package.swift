@@ -53,6 +53,8 @@ let package = Package(
         .target(name: "Wire", dependencies: ["DataModel", "Primitives"]),
         .target(name: "Auth", dependencies: ["DataModel", .product(name: "JWTKit", package: "jwt-kit")]),
         .target(name: "Rules", dependencies: ["DataModel", "Primitives"]),
+        // The one authorization path: a rules revision as the policy the log, the gateway and the simulator ask.
+        .target(name: "Authorization", dependencies: ["Rules", "Store", "DataModel"]),
         // Cluster mode: a namespace's log on a NATS JetStream stream (Store's `ReplicatedLog`).
         .target(name: "Cluster", dependencies: ["CNats", "Store", "Primitives"]),
 
@@ -68,8 +70,8 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "Auth", "Rules", "DataModel", "Store", "Wire", "HTTPServer", "HTTP1", "Transport", "WebSocket",
-                "Primitives",
+                "Auth", "Authorization", "Rules", "DataModel", "Store", "Wire", "HTTPServer", "HTTP1", "Transport",
+                "WebSocket", "Primitives",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -105,8 +107,8 @@ let package = Package(
         .executableTarget(
             name: "canopy",
             dependencies: [
-                "HTTPServer", "Gateway", "Auth", "Rules", "Store", "DataModel", "Transport", "LoadTester", "Cluster",
-                "Embedded", "TLS",
+                "HTTPServer", "Gateway", "Auth", "Authorization", "Rules", "Store", "DataModel", "Transport",
+                "LoadTester", "Cluster", "Embedded", "TLS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -146,14 +148,17 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "Store", "DataModel", "Wire", "HTTP1", "Primitives", "TestSupport", "Auth", "Transport",
+                "Gateway", "Authorization", "Rules", "Store", "DataModel", "Wire", "HTTP1", "Primitives", "TestSupport",
+                "Auth", "Transport",
                 "WebSocket", .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "AuthTests",
             dependencies: ["Auth", "DataModel", "TestSupport", .product(name: "JWTKit", package: "jwt-kit")]),
-        .testTarget(name: "RulesTests", dependencies: ["Rules", "DataModel", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "RulesTests", dependencies: ["Rules", "Authorization", "DataModel", "TestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "CanopyDatabaseTests",
             dependencies: [

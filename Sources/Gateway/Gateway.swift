@@ -1,5 +1,6 @@
 import CoreMetrics
 import Auth
+import Authorization
 import DataModel
 import HTTP1
 import HTTPServer
@@ -217,25 +218,16 @@ public final class Gateway: Router {
         }
     }
 
-    /// Compiles a rules revision of a namespace's log into the policy its store judges writes with. The rules in
-    /// force are reused when the text is theirs, so their coverage counts every decision.
+    /// Compiles a rules revision of a namespace's log into the policy in force while it is: the one every read,
+    /// write and onDisconnect of the namespace is judged by, reporting live decisions to the console's feed and
+    /// the denial log. The configured rules are reused when the text is theirs, so their coverage counts every
+    /// decision.
     func rulesCompiler(namespace: String) -> RulesCompiler {
         let library = configuration.rules
-        let explainer = configuration.explainDenials ? DenialExplainer(logger: logger) : nil
-        let feed = evaluations
-        return { source in
-            let rules = library.holder(for: namespace).rules(compiledFrom: source)
-                ?? (try? RuleSet(source: source, fileName: "database.rules.json"))
-            return rules.map { RulesPolicy(rules: $0, explainer: explainer, feed: feed, namespace: namespace) }
-        }
-    }
-
-    /// Compiles the rules revisions of a namespace log for offline tools (`canopy export`, `canopy import`), which
-    /// replay the log and so re-take its decisions.
-    public static let offlineRulesCompiler: RulesCompiler = { source in
-        (try? RuleSet(source: source, fileName: "database.rules.json")).map {
-            RulesPolicy(rules: $0, explainer: nil, feed: EvaluationFeed(), namespace: "")
-        }
+        let observer = LiveDecisions(
+            feed: evaluations, explainer: configuration.explainDenials ? DenialExplainer(logger: logger) : nil,
+            namespace: namespace)
+        return RulesPolicy.compiler(observer: observer) { library.holder(for: namespace).rules(compiledFrom: $0) }
     }
 
     /// Puts the rules now in force into the logs of the open namespaces `names` (`nil`: those that use the default

@@ -320,7 +320,7 @@ public struct StoreSnapshot: Sendable {
     /// The rules revision in force.
     public let rules: RulesRevision
     /// The compiled rules in force (`nil`: none).
-    public let policy: (any WritePolicy)?
+    public let policy: (any AuthorizationPolicy)?
     /// Whether the namespace loaded (otherwise every operation fails and the tree is empty).
     public let isAvailable: Bool
 }

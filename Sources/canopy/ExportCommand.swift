@@ -1,6 +1,6 @@
 import ArgumentParser
 import DataModel
-import Gateway
+import Authorization
 import Store
 
 #if canImport(Glibc)
@@ -31,7 +31,7 @@ struct ExportCommand: ParsableCommand {
         }
         let location = try Path(path)
         var output = try OfflineTools.exportJSON(directory: directory, path: location, repair: repair,
-                                                    compiler: Gateway.offlineRulesCompiler)
+                                                    compiler: RulesPolicy.offlineCompiler)
         output.append(UInt8(ascii: "\n"))
         try writeToStandardOutput(output)
     }

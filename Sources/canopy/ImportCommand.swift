@@ -1,6 +1,6 @@
 import ArgumentParser
 import DataModel
-import Gateway
+import Authorization
 import Store
 
 /// `canopy import`: replaces a namespace (or one location of it) with Firebase export-format JSON from a file.
@@ -30,6 +30,6 @@ struct ImportCommand: ParsableCommand {
         }
         let location = try Path(path)
         try OfflineTools.importJSON(file: file, directory: directory, path: location, repair: repair,
-                                    compiler: Gateway.offlineRulesCompiler)
+                                    compiler: RulesPolicy.offlineCompiler)
     }
 }

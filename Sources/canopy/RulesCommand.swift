@@ -1,4 +1,5 @@
 import ArgumentParser
+import Authorization
 import Foundation
 import Rules
 
@@ -78,7 +79,7 @@ struct RulesTestCommand: ParsableCommand {
         print("| result | expected | got | case |")
         print("|---|---|---|---|")
         for testCase in suite.cases {
-            let result = rules.run(testCase, explain: explain)
+            let result = RulesPolicy(rules: rules).run(testCase, explain: explain)
             if !result.passed { failures += 1 }
             let got = result.setupError.map { "error: \($0)" } ?? (result.decision.allowed ? "allow" : "deny")
             print("| \(result.passed ? "pass" : "FAIL") | \(result.expectAllowed ? "allow" : "deny") | \(got) | \(result.name) |")

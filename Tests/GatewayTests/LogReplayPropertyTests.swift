@@ -1,3 +1,4 @@
+import Authorization
 import DataModel
 import Dispatch
 import Foundation
@@ -121,7 +122,7 @@ struct LogReplayPropertyTests {
         persistence.fsyncPolicy = .none
         persistence.snapshotIntervalSeconds = nil
         return try Store(configuration: StoreConfiguration(
-            persistence: persistence, clock: clock, rulesCompiler: Gateway.offlineRulesCompiler))
+            persistence: persistence, clock: clock, rulesCompiler: RulesPolicy.offlineCompiler))
     }
 
     @Test("random workloads under rules replay to the same tree and the same decisions")
@@ -167,7 +168,7 @@ struct LogReplayPropertyTests {
         // Replayed entry by entry into a fresh state.
         let (snapshotSequence, entries) = try OfflineTools.journalEntries(directory: directory.path)
         #expect(snapshotSequence == 0)
-        var state = LogState(compiler: Gateway.offlineRulesCompiler)
+        var state = LogState(compiler: RulesPolicy.offlineCompiler)
         var replayed: [String] = []
         var previousTimestamp = -Double.infinity
         for entry in entries {

@@ -1,3 +1,4 @@
+import Authorization
 import DataModel
 import Foundation
 import Testing
@@ -32,7 +33,7 @@ struct CorpusTests {
         let (rules, suite) = try Self.suite(file)
         #expect(!suite.cases.isEmpty)
         for testCase in suite.cases {
-            let result = rules.run(testCase, explain: true)
+            let result = RulesPolicy(rules: rules).run(testCase, explain: true)
             #expect(
                 result.passed,
                 "\(file): \(testCase.name): expected \(testCase.expectAllowed ? "allow" : "deny")\(result.setupError.map { " (setup: \($0))" } ?? "")\n\(result.decision)"
@@ -44,7 +45,7 @@ struct CorpusTests {
     func coverage() throws {
         for file in Self.files {
             let (rules, suite) = try Self.suite(file)
-            for testCase in suite.cases { _ = rules.run(testCase) }
+            for testCase in suite.cases { _ = RulesPolicy(rules: rules).run(testCase) }
             // Rules below an unconditional grant can never be reached; the loader warns about exactly those.
             let shadowed = Set(rules.warnings.filter { $0.message.contains("cannot restrict anything") }.map(\.rulePath))
             for rule in rules.coverage where rule.evaluations == 0 && !shadowed.contains(rule.rulePath) {

@@ -1,3 +1,4 @@
+import Authorization
 import DataModel
 import Testing
 
@@ -155,7 +156,7 @@ struct RuleSetTests {
         let (embedded, suite) = try CorpusTests.suite("chat-app.json")
         #expect(rules.coverage.map(\.source.count) != [])
         for testCase in suite.cases {
-            #expect(rules.run(testCase).passed, "\(testCase.name)")
+            #expect(RulesPolicy(rules: rules).run(testCase).passed, "\(testCase.name)")
         }
         #expect(rules.coverage.count == embedded.coverage.count)
     }

@@ -8,9 +8,10 @@ import Testing
 @Suite("Rules in the namespace log")
 struct LogPolicyTests {
     /// A policy that refuses writes while `/banned/<uid>` exists and records what it saw.
-    struct BanPolicy: WritePolicy {
+    struct BanPolicy: AuthorizationPolicy {
         let seen: SeenAuthorizations
-        func allows(_ authorization: WriteAuthorization) -> Bool {
+        func mayRead(_ question: ReadQuestion) -> Bool { true }
+        func mayWrite(_ authorization: WriteQuestion) -> Bool {
             seen.record(authorization)
             guard case .string(let uid)? = authorization.auth?["uid"] else { return false }
             return authorization.oldRoot.descendant(at: Path(keys: [Key(trusted: "banned"), Key(trusted: uid)])).isEmpty
@@ -58,7 +59,7 @@ struct LogPolicyTests {
         #expect(last.timestamp == Fixture.fixedTimestamp)
         #expect(last.oldRoot.descendant(at: try Fixture.path("/posts/p2")) == .empty)
         #expect(last.newRoot.descendant(at: try Fixture.path("/posts/p2")) == (try Fixture.node(#"{"at":1700000000000}"#)))
-        #expect(!last.isReplay)
+        #expect(last.caller != nil)
         // The same source again is no new revision; no rules is one.
         #expect(try await Self.install(store, "ban").get().version == 1)
         #expect(try await Self.install(store, nil).get() == RulesRevision(version: 2, source: nil))
@@ -104,7 +105,7 @@ struct LogPolicyTests {
 
 /// What a policy saw (it runs on the sequencer).
 final class SeenAuthorizations: Sendable {
-    private let stored = Mutex<[WriteAuthorization]>([])
-    func record(_ authorization: WriteAuthorization) { stored.withLock { $0.append(authorization) } }
-    var all: [WriteAuthorization] { stored.withLock { $0 } }
+    private let stored = Mutex<[WriteQuestion]>([])
+    func record(_ authorization: WriteQuestion) { stored.withLock { $0.append(authorization) } }
+    var all: [WriteQuestion] { stored.withLock { $0 } }
 }

@@ -110,7 +110,7 @@ final class EventStream: ViewSubscriber, @unchecked Sendable {
 
     /// The rules gate of the stream's identity.
     private var gate: RulesGate {
-        RulesGate(gateway: gateway, identity: identity, caller: caller, namespace: namespace.name)
+        RulesGate(identity: identity, caller: caller)
     }
 
     private func scheduleExpiry(at acceptedUntil: Double) {

@@ -82,7 +82,7 @@ struct RESTCall: Sendable {
     let caller: String
 
     var gate: RulesGate {
-        RulesGate(gateway: gateway, identity: identity, caller: caller, namespace: namespace.name)
+        RulesGate(identity: identity, caller: caller)
     }
 
     var path: Path { request.path }

@@ -1,3 +1,4 @@
+import Authorization
 import DataModel
 import HTTP1
 import HTTPServer
@@ -7,12 +8,15 @@ import Store
 /// `POST /.settings/simulate.json` (admin): the rules' decision on reads and writes that are never made, with the
 /// trace of every rule tried — the console's rules simulator.
 ///
-/// The body is a rules cases file (``RulesTestSuite``): `cases` with `operation` (`read`, `set`, `update`), `path`,
-/// `value`, `query`, `auth` and `now`, where `expected` is optional. `rules` may be the rules object or its text
-/// (then lines and columns are those of the text); without it the rules in force judge (a copy: simulations do
-/// not count in their coverage). Without `data`, the namespace's data as it is now (its place in the namespace's
-/// order) is used. Nothing is written. The answer: `{"results": [{"name", "allowed", "trace": [{"kind", "rule", "line", "column", "location",
-/// "expression", "outcome"}], "error"}]}`; rules that do not load give 400 with their `diagnostics`.
+/// The body is a rules cases file (``RulesTestSuite``): `cases` with `operation` (`read`, `set`, `update`), `path`
+/// (ending in `/.priority` to set a priority), `value`, `query`, `auth` and `now`, where `expected` is optional.
+/// `rules` may be the rules object or its text (then lines and columns are those of the text); without it the
+/// revision in force in the namespace's log judges (a copy: simulations do not count in its coverage). Without
+/// `data`, the namespace's data as it is now (its place in the namespace's order) is used. Each case runs through
+/// the server's own authorization path (``RulesPolicy/run(_:explain:)``: the log's preview of the write, the same
+/// policy). Nothing is written. The answer: `{"results": [{"name", "allowed", "trace": [{"kind", "rule", "line",
+/// "column", "location", "expression", "outcome"}], "error"}]}`; rules that do not load give 400 with their
+/// `diagnostics`.
 extension Gateway {
     func simulateRoute(_ request: HTTPRequest, reply: RESTReply, parameters: QueryString) -> Route {
         let namespace: Namespace
@@ -21,14 +25,12 @@ extension Gateway {
         case .failure(let refusal): return .respond(refusal.response)
         }
         let body = request.body
-        // A copy of the rules in force, so that simulations do not count in their coverage.
-        let holder = configuration.rules.holder(for: namespace.name)
-        let inForce = holder.source.flatMap { try? RuleSet(source: $0, fileName: "rules") } ?? holder.rules
         return .deferred { pending in
             namespace.store.inOrder { snapshot in
                 guard snapshot.isAvailable else { return pending.respond(reply.failure(.namespaceUnavailable)) }
-                let root = snapshot.root
-                pending.respond(Self.simulate(body, data: root, inForce: inForce, reply: reply))
+                // A copy of the revision in force, so that simulations do not count in its coverage.
+                let inForce = snapshot.rules.source.flatMap { try? RuleSet(source: $0, fileName: "rules") }
+                pending.respond(Self.simulate(body, data: snapshot.root, inForce: inForce, reply: reply))
             }
         }
     }
@@ -58,7 +60,7 @@ extension Gateway {
                 writer.writeRaw(#","allowed":true,"trace":[],"error":null}"#.utf8)
                 continue
             }
-            let result = rules.run(testCase, explain: true)
+            let result = RulesPolicy(rules: rules).run(testCase, explain: true)
             writer.writeRaw(#","allowed":"#.utf8)
             writer.writeRaw((result.setupError == nil && result.decision.allowed ? "true" : "false").utf8)
             writer.writeRaw(#","trace":["#.utf8)

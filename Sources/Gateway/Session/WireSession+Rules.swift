@@ -7,7 +7,7 @@ import Wire
 extension WireSession {
     /// The rules gate for the connection's identity now.
     var rulesGate: RulesGate {
-        RulesGate(gateway: gateway, identity: identity, caller: "session \(sessionID)", namespace: namespace.name)
+        RulesGate(identity: identity, caller: "session \(sessionID)")
     }
 
     /// Re-checks every listen after the rules or the connection's identity changed, at that change's place in the

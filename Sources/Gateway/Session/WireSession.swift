@@ -348,9 +348,11 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     {
         let gate = rulesGate
         namespace.store.inOrder { [self] snapshot in
-            guard gate.mayRegister(write, in: snapshot) else {
-                loop.execute { self.deny(request) }
-                return
+            switch gate.registration(of: write, in: snapshot) {
+            case .allowed: break
+            case .denied: return loop.execute { self.deny(request) }
+            case .invalid(let error):
+                return loop.execute { self.send(.failure(request, status: error.wireStatus, message: error.wireMessage)) }
             }
             let limit = gateway.configuration.maxOnDisconnectPerConnection
             let queued = onDisconnect.withLock { queue -> OnDisconnectQueue? in

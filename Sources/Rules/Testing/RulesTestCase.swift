@@ -8,6 +8,8 @@ public struct RulesTestCase: Sendable {
         case read(QueryParams?)
         /// A set (also push, transaction commit; an empty value deletes).
         case set(WriteValue)
+        /// A set of the location's priority (a `path` ending in `/.priority`).
+        case setPriority(WriteValue)
         /// A multi-location update: entries relative to the path.
         case update([UpdateEntry])
     }
@@ -46,8 +48,14 @@ public struct RulesTestCase: Sendable {
         func failure(_ message: String) -> RulesTestSuiteError {
             RulesTestSuiteError(message: "case \(index) (\(name)): \(message)")
         }
-        guard let pathText = value["path"]?.stringValue, let path = try? Path(pathText) else {
+        guard let pathText = value["path"]?.stringValue, let target = try? WriteTarget(parsing: pathText) else {
             throw failure("\"path\" must be a valid path string")
+        }
+        let path: Path
+        let addressesPriority: Bool
+        switch target {
+        case .node(let node): (path, addressesPriority) = (node, false)
+        case .priority(of: let node): (path, addressesPriority) = (node, true)
         }
         let expectAllowed: Bool
         switch value["expected"] {
@@ -63,7 +71,8 @@ public struct RulesTestCase: Sendable {
         case "set":
             guard let written = value["value"] else { throw failure("a set needs a \"value\" (null to delete)") }
             do {
-                operation = .set(try JSONReader.readData(Array(written.description.utf8), depth: path.depth))
+                let data = try JSONReader.readData(Array(written.description.utf8), depth: path.depth)
+                operation = addressesPriority ? .setPriority(data) : .set(data)
             } catch {
                 throw failure("\"value\" is not valid Firebase data: \(error)")
             }
@@ -71,6 +80,7 @@ public struct RulesTestCase: Sendable {
             guard let written = value["value"], case .object = written else {
                 throw failure("an update needs a \"value\" object")
             }
+            guard !addressesPriority else { throw failure("an update's path cannot end in .priority") }
             do {
                 operation = .update(try JSONReader.readUpdate(Array(written.description.utf8), depth: path.depth))
             } catch {

@@ -13,7 +13,7 @@ public struct LogState: Sendable {
     /// The rules revision in force.
     public private(set) var rules: RulesRevision
     /// The compiled rules in force, `nil` when there are none (every write is allowed).
-    public private(set) var policy: (any WritePolicy)?
+    public private(set) var policy: (any AuthorizationPolicy)?
     /// Cluster mode: the nodes' liveness and armed onDisconnect writes (empty on a single node).
     public private(set) var presence = ClusterPresence()
     /// Compiles rules revisions.
@@ -133,7 +133,7 @@ public struct LogState: Sendable {
     private mutating func apply(_ write: StoreWrite, caller: WriteCaller, entry: LogEntry, isReplay: Bool)
         throws(StoreError) -> (WriteOutcome, ChangeRecord)
     {
-        var judge: (policy: any WritePolicy, auth: JSONValue?)?
+        var judge: (policy: any AuthorizationPolicy, auth: JSONValue?)?
         if case .user(let auth) = caller, let policy { judge = (policy, auth) }
         if judge == nil, case .set(.node(let path), let value, let expectedHash) = write, value.serverValues.isEmpty {
             // The common case, in one walk down the tree and in place: a plain set nobody needs to judge.
@@ -150,42 +150,20 @@ public struct LogState: Sendable {
             let change = Change(path: path, oldValue: old, newValue: node)
             return (WriteOutcome(change: change), ChangeRecord(sequence: entry.sequence, changes: [change]))
         }
-        let pushKey = Key(trusted: PushIDGenerator.id(timestamp: Int64(entry.timestamp), sequence: entry.sequence))
-        let targets = WriteTargets(write, pushKey: pushKey)
-        let before = root
-        if let expected = targets.expectedHash, let first = targets.entries.first {
-            let current = before.descendant(at: first.path)
+        if case .set(let target, _, let expected?) = write {
+            let current = root.descendant(at: target.path)
             if Store.hash(of: current) != expected { throw .stale(current: current) }
         }
-        var resolved: [ResolvedValue] = []
-        resolved.reserveCapacity(targets.entries.count)
-        for target in targets.entries {
-            resolved.append(try target.resolve(timestamp: entry.timestamp) { before.descendant(at: $0) })
-        }
-        var after = before
-        for (target, value) in zip(targets.entries, resolved) {
-            switch value {
-            case .node(let node): after.set(node, at: target.path)
-            case .priority(let priority): after.modifyDescendant(at: target.path) { $0.setPriority(priority) }
-            }
-        }
-        let changes = targets.entries.map { target in
-            Change(path: target.path, oldValue: before.descendant(at: target.path),
-                   newValue: after.descendant(at: target.path))
-        }
+        let preview = try WritePreview(
+            write, on: root, at: entry.timestamp,
+            pushKey: Key(trusted: PushIDGenerator.id(timestamp: Int64(entry.timestamp), sequence: entry.sequence)))
         if let judge {
-            let judged: StoreWrite
-            if case .push(_, let value) = write, let first = targets.entries.first {
-                judged = .set(first.target, value, expectedHash: nil)
-            } else {
-                judged = write
-            }
-            let authorization = WriteAuthorization(
-                write: judged, auth: judge.auth, oldRoot: before, newRoot: after, timestamp: entry.timestamp,
-                changes: changes, isReplay: isReplay)
-            guard judge.policy.allows(authorization) else { throw .denied }
+            let question = preview.question(auth: judge.auth, timestamp: entry.timestamp,
+                                            operation: write.operationName, caller: isReplay ? nil : "store")
+            guard judge.policy.mayWrite(question) else { throw .denied }
         }
-        root = after
+        let changes = preview.changes
+        root = preview.after
         return (WriteOutcome(changes: changes),
                 ChangeRecord(sequence: entry.sequence, changes: changes, updateBase: write.updateBase))
     }
@@ -207,7 +185,8 @@ public enum LogStateError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The policy of a rules revision that did not compile: every judged write is denied (failing closed).
-private struct DenyingPolicy: WritePolicy {
-    func allows(_ authorization: WriteAuthorization) -> Bool { false }
+/// The policy of a rules revision that did not compile: every judged read and write is denied (failing closed).
+private struct DenyingPolicy: AuthorizationPolicy {
+    func mayRead(_ question: ReadQuestion) -> Bool { false }
+    func mayWrite(_ question: WriteQuestion) -> Bool { false }
 }

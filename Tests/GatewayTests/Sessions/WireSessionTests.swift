@@ -341,6 +341,26 @@ struct WireSessionTests {
         #expect(probe.ask(2, "o", #"{"p":"/open/x","d":1}"#) == "ok")
     }
 
+    @Test("an onDisconnect write that fails .validate is refused when registered")
+    func onDisconnectValidated() throws {
+        let probe = SessionProbe(try InMemoryGateway(rules: Self.rules))
+        #expect(probe.ask(1, "o", #"{"p":"/checked","d":"text"}"#) == "permission_denied")
+        #expect(probe.ask(2, "o", #"{"p":"/checked","d":7}"#) == "ok")
+    }
+
+    @Test("an onDisconnect priority is judged on the priority it would set, its increment added to the priority")
+    func onDisconnectPriority() throws {
+        let rules = """
+            {"rules": {"ranked": {"$r": {".write": true,
+              ".validate": "newData.getPriority() == null || newData.getPriority() < 10"}}}}
+            """
+        let probe = SessionProbe(try InMemoryGateway(rules: rules))
+        #expect(probe.ask(1, "p", #"{"p":"/ranked/a","d":{".value":100,".priority":5}}"#) == "ok")
+        // The value is 100 and the priority 5: an increment of the priority gives 6, which the rules allow.
+        #expect(probe.ask(2, "o", #"{"p":"/ranked/a/.priority","d":{".sv":{"increment":1}}}"#) == "ok")
+        #expect(probe.ask(3, "o", #"{"p":"/ranked/a/.priority","d":{".sv":{"increment":5}}}"#) == "permission_denied")
+    }
+
     // MARK: - Backpressure and conflation
 
     @Test("a session behind its channel skips pushes, then gets the latest data once drained")
