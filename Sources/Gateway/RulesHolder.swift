@@ -3,10 +3,12 @@ import Logging
 import Rules
 import Synchronization
 
-/// The rules in force, replaced atomically when the rules file changes or an admin uploads new rules.
+/// The configured rules of a file or an admin upload, replaced atomically when the file changes or an admin
+/// uploads new rules: what each namespace's log is told to put in force.
 ///
-/// Each namespace's log takes a new version as an entry (``Gateway/rulesChanged()``), so a reload applies to every
-/// operation of the namespace sequenced after it. The file is
+/// The rules in force are the log's: each namespace's log takes a new version as an entry
+/// (``Gateway/rulesChanged()``) and judges every operation sequenced after it by the policy it compiled from that
+/// entry's text (the one object compiled here when the text is the same, so coverage counts every decision). The file is
 /// polled (modification time and size) rather than watched with inotify, so editors that save by renaming a new
 /// file over the old one are seen too. A file that no longer loads is reported and the old rules stay.
 public final class RulesHolder: Sendable {
@@ -30,24 +32,26 @@ public final class RulesHolder: Sendable {
         if let path { stamp.withLock { $0 = FileStamp(path: path) } }
     }
 
-    /// The rules in force.
+    /// The configured rules, compiled.
     public var rules: RuleSet? {
         current.withLock { $0.rules }
     }
 
-    /// The text of the rules in force, `nil` when there are none or they were not loaded from text.
+    /// The text of the configured rules, `nil` when there are none or they were not loaded from text.
     public var source: [UInt8]? {
         current.withLock { $0.source }
     }
 
-    /// The rules in force when `source` is their text, `nil` otherwise (namespaces compile the revisions of their
-    /// logs through this, so the rules in force are one object whose coverage counts every decision).
+    /// The configured rules when `source` is their text, `nil` otherwise (namespaces compile the revisions of their
+    /// logs through this, so the configured rules and those in force are one object whose coverage counts every
+    /// decision).
     func rules(compiledFrom source: [UInt8]) -> RuleSet? {
         current.withLock { $0.source == source ? $0.rules : nil }
     }
 
-    /// Compiles `source` and puts it in force for every operation from now on (the admin's
-    /// `PUT /.settings/rules.json`); the file, if any, stays as it is and takes over again when it changes.
+    /// Compiles `source` and makes it the configured rules (the admin's `PUT /.settings/rules.json`; the logs
+    /// put it in force through ``Gateway/rulesChanged(in:)``); the file, if any, stays as it is and takes over
+    /// again when it changes.
     ///
     /// - Throws: ``RulesLoadError`` with every error; the rules in force stay.
     public func replace(with source: [UInt8], fileName: String) throws(RulesLoadError) -> RuleSet {

@@ -64,7 +64,7 @@ public final class RulesLibrary: Sendable {
         }
     }
 
-    /// Compiles `source` and puts it in force for `namespace` from now on (an admin upload).
+    /// Compiles `source` and makes it the configured rules of `namespace` (an admin upload; its log puts it in force).
     ///
     /// - Throws: ``RulesLoadError`` with every error; the rules in force stay.
     public func replace(_ namespace: String, with source: [UInt8], fileName: String) throws(RulesLoadError) -> RuleSet {
