@@ -4,8 +4,9 @@ import Dispatch
 extension Store {
     /// Sequences and applies a write by `caller`.
     ///
-    /// `completion` runs once, on a store queue, after the write was applied and reported to the observer and,
-    /// with persistence, once its entry is durable; or with the reason it was rejected (nothing applied: a failed
+    /// `completion` runs once, on a store queue, after the write was applied and reported to the observer and
+    /// once its entry is durable (in the journal, with persistence; in a cluster, once the log holds it and this
+    /// replica applied it at its place); or with the reason it was rejected (nothing applied: a failed
     /// compare-and-set, a server value that cannot be resolved, the rules' denial), also once its entry is durable.
     /// Completions run in log order.
     public func write(_ write: StoreWrite, by caller: WriteCaller,
