@@ -4,26 +4,17 @@ import Dispatch
 extension Store {
     /// Sequences and applies a write by `caller`.
     ///
-    /// `completion` runs once, on a store queue, after the write was applied and reported to the observer and,
-    /// with persistence, once its entry is durable; or with the reason it was rejected (nothing applied: a failed
+    /// `completion` runs once, on a store queue, after the write was applied and reported to the observer and
+    /// once its entry is durable (in the journal, with persistence; in a cluster, once the log holds it and this
+    /// replica applied it at its place); or with the reason it was rejected (nothing applied: a failed
     /// compare-and-set, a server value that cannot be resolved, the rules' denial), also once its entry is durable.
     /// Completions run in log order.
     public func write(_ write: StoreWrite, by caller: WriteCaller,
                       completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void)
     {
         submit { [self] in
-            if let refusal = refusal() {
-                completion(.failure(refusal))
-                return
-            }
-            if replication != nil {
-                propose([.write(write, caller: caller, rulesVersion: 0)]) { settled in
-                    completion(settled.flatMap { ($0.writes.first ?? nil) ?? .failure(.unavailable) })
-                }
-                return
-            }
-            let result = sequence(write, by: caller)
-            finishTask { journal in completion(Self.settle(result, journal: journal)) }
+            if let refusal = driver.refusal() { return completion(.failure(refusal)) }
+            driver.write(write, by: caller, completion: completion)
         }
     }
 
@@ -37,29 +28,11 @@ extension Store {
                       completion: @escaping @Sendable (Int, Result<WriteOutcome, StoreError>) -> Void)
     {
         submit { [self] in
-            if let refusal = refusal() {
+            if let refusal = driver.refusal() {
                 for index in writes.indices { completion(index, .failure(refusal)) }
                 return
             }
-            if replication != nil {
-                propose(writes.map { .write($0, caller: caller, rulesVersion: 0) }) { settled in
-                    for index in writes.indices {
-                        completion(index, settled.flatMap { result in
-                            (result.writes.indices.contains(index) ? result.writes[index] : nil) ?? .failure(.unavailable)
-                        })
-                    }
-                }
-                return
-            }
-            var results: [Result<WriteOutcome, StoreError>] = []
-            results.reserveCapacity(writes.count)
-            for write in writes {
-                results.append(sequence(write, by: caller))
-            }
-            let settled = results
-            finishTask { journal in
-                for (index, result) in settled.enumerated() { completion(index, Self.settle(result, journal: journal)) }
-            }
+            driver.write(batch: writes, by: caller, completion: completion)
         }
     }
 
@@ -72,25 +45,15 @@ extension Store {
                              completion: (@Sendable (Result<RulesRevision, StoreError>) -> Void)? = nil)
     {
         submit { [self] in
-            if state.rules.source == source {
-                completion?(.success(state.rules))
+            if sequencer.state.rules.source == source {
+                completion?(.success(sequencer.state.rules))
                 return
             }
-            if let refusal = refusal() {
+            if let refusal = driver.refusal() {
                 completion?(.failure(refusal))
                 return
             }
-            if replication != nil {
-                propose([.rules(RulesRevision(version: 0, source: source))]) { settled in
-                    completion?(settled.map(\.rules))
-                }
-                return
-            }
-            let revision = RulesRevision(version: state.rules.version + 1, source: source)
-            sequence(revision)
-            finishTask { journal in
-                completion?(journal.map { revision }.mapError { .persistence($0) })
-            }
+            driver.installRules(source: source, completion: completion)
         }
     }
 
@@ -112,14 +75,5 @@ extension Store {
         read(path) { node in
             DispatchQueue.global().async { completion(query.result(from: node)) }
         }
-    }
-
-    /// The result delivered for a write whose entry settled in the journal: a journal failure fails an applied
-    /// write; a rejected write keeps its own reason.
-    static func settle(_ result: Result<WriteOutcome, StoreError>, journal: Result<Void, JournalError>)
-        -> Result<WriteOutcome, StoreError>
-    {
-        if case .success = result, case .failure(let error) = journal { return .failure(.persistence(error)) }
-        return result
     }
 }

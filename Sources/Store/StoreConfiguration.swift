@@ -14,8 +14,9 @@ public struct StoreConfiguration: Sendable {
     /// Compiles the rules revisions the log puts in force (``Store/installRules(source:completion:)``, and when
     /// replaying them); `nil` for a store whose log never holds rules.
     public var rulesCompiler: RulesCompiler?
-    /// The log shared with the other nodes of a cluster: the store then applies that log's order (and keeps the
-    /// tree in memory, ignoring ``persistence``: the log is what is durable). `nil`: a single node.
+    /// The log shared with the other nodes of a cluster: the store's driver is then a replica's, which applies that
+    /// log's order (and keeps the tree in memory, ignoring ``persistence``: the log is what is durable). `nil`: a
+    /// single node, whose driver is the journal's (or memory's, without ``persistence``).
     public var replication: (any ReplicatedLog)?
     /// Cluster mode: a replica hashes its tree every this many log positions and compares with the others.
     public var checkpointInterval: UInt64 = 1_000

@@ -17,12 +17,13 @@ extension RESTCall {
         // This connection's earlier requests were all answered (pipelined ones wait), so a plain read needs no
         // place in the order: the store's current state, when nothing was sequenced since it was taken, holds
         // every acknowledged write. Otherwise (and while the namespace loads) it is read in order, which
-        // publishes the state for the reads after it. In cluster mode every read waits for the log's head.
-        if query == nil, !namespace.store.isClustered, let current = namespace.store.current {
+        // publishes the state for the reads after it. In cluster mode there is no current state: every read waits
+        // for the log's head.
+        if query == nil, let current = namespace.store.current {
             return .respond(try answer(current, shape: shape, ifNoneMatch: ifNoneMatch))
         }
         return .deferred { [self] pending in
-            inOrderAtLogHead(publishing: query == nil) { snapshot in
+            namespace.store.inOrderAtLogHead(publishing: query == nil) { snapshot in
                 guard let query else {
                     pending.respond(respondOrFail { () throws(RESTError) in
                         try answer(snapshot, shape: shape, ifNoneMatch: ifNoneMatch)
@@ -41,17 +42,6 @@ extension RESTCall {
                 }
             }
         }
-    }
-
-    /// Runs `body` at the read's place in the namespace's order. In cluster mode that place is after everything
-    /// the log held when the request arrived: a REST client never reads older data than any node acknowledged to
-    /// it before, whichever node answers.
-    private func inOrderAtLogHead(publishing: Bool = false,
-                                  _ body: @escaping @Sendable (StoreSnapshot) -> Void)
-    {
-        let store = namespace.store
-        guard store.isClustered else { return store.inOrder(publishing: publishing, body) }
-        store.awaitLogHead { store.inOrder(publishing: publishing, body) }
     }
 
     /// The answer to a whole or shallow read of `snapshot`, checked against its rules.
@@ -83,7 +73,7 @@ extension RESTCall {
         let acceptedUntil: Double?
         if case .user(let user) = identity { acceptedUntil = user.acceptedUntil } else { acceptedUntil = nil }
         return .deferred { [self] pending in
-            inOrderAtLogHead { snapshot in
+            namespace.store.inOrderAtLogHead { snapshot in
                 guard snapshot.isAvailable else { return pending.respond(reply.failure(.namespaceUnavailable)) }
                 guard gate.mayRead(path, query: query, in: snapshot) else {
                     return pending.respond(reply.failure(.permissionDenied))

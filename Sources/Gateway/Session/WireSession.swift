@@ -110,13 +110,10 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
             previous.loop.execute { previous.channel.close(code: 1000, reason: "replaced by a new session") }
         }
         if let initialAppCheckToken { presentAppCheck(initialAppCheckToken, request: nil) }
-        // Clients send nothing before the hello; in cluster mode it waits until this node holds everything the
-        // cluster acknowledged, so a client that moved here from another node never goes back in time.
-        if namespace.store.isClustered {
-            namespace.store.awaitLogHead { [self] in loop.execute { [self] in sendHandshake() } }
-        } else {
-            sendHandshake()
-        }
+        // Clients send nothing before the hello; it waits until this node holds everything the cluster acknowledged
+        // (at once on a single node), so a client that moved here from another node never goes back in time.
+        let loop = self.loop
+        namespace.store.awaitLogHead(resumingOn: { loop.execute($0) }) { [self] in sendHandshake() }
         // A namespace that failed to load before this session was listed: the gateway's sweep missed it.
         if namespace.store.hasFailed { closeForUnavailableNamespace() }
     }
@@ -225,24 +222,12 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
                 return queue
             }
             guard !queued.isEmpty else { return }
-            if store.isClustered {
-                // The write is armed in every replica; running it is one entry of the log.
-                store.fireDisconnect(session: sessionID) { result in
-                    if case .failure(let error) = result {
-                        metrics.rejectedWrites.increment()
-                        logger.warning("onDisconnect writes failed", metadata: ["error": "\(error)"])
-                    } else if result != nil {
-                        metrics.countWrite()
-                    }
-                }
-                return
-            }
-            store.write(queued.write, by: .privileged) { result in
-                switch result {
-                case .success: metrics.countWrite()
-                case .failure(let error):
+            store.fireDisconnect(session: sessionID) { result in
+                if case .failure(let error) = result {
                     metrics.rejectedWrites.increment()
                     logger.warning("onDisconnect writes failed", metadata: ["error": "\(error)"])
+                } else if result != nil {
+                    metrics.countWrite()
                 }
             }
         }
@@ -335,7 +320,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
                     queue.forget(path)
                     return queue
                 }
-                armAcrossCluster(queued) { [self] in loop.execute { self.send(.ok(request)) } }
+                arm(queued) { [self] in loop.execute { self.send(.ok(request)) } }
             }
         case .get(let get):
             read(get, request: request)
@@ -369,19 +354,14 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
                         "at most \(limit) onDisconnect locations per connection (gateway.maxOnDisconnectPerConnection)"))
                 }
             }
-            armAcrossCluster(queued) { [self] in loop.execute { self.send(.ok(request)) } }
+            arm(queued) { [self] in loop.execute { self.send(.ok(request)) } }
         }
     }
 
-    /// In cluster mode, arms the connection's onDisconnect writes in every replica before `then` runs (so that a
-    /// survivor runs them if this node dies); on a single node, `then` runs at once. On the sequencer.
-    private func armAcrossCluster(_ queued: OnDisconnectQueue, then: @escaping @Sendable () -> Void) {
-        let store = namespace.store
-        guard store.isClustered else {
-            then()
-            return
-        }
-        store.armDisconnect(session: sessionID, write: queued.isEmpty ? nil : queued.write) { _ in then() }
+    /// Arms the connection's onDisconnect writes in the store (in a cluster, in every replica, so that a survivor
+    /// runs them if this node dies) before `then` runs. On the sequencer.
+    private func arm(_ queued: OnDisconnectQueue, then: @escaping @Sendable () -> Void) {
+        namespace.store.armDisconnect(session: sessionID, write: queued.isEmpty ? nil : queued.write) { _ in then() }
     }
 
     /// Queues a write; the writes of one read pass go to the store together (one queue hop, one group commit),

@@ -42,7 +42,7 @@ public enum OfflineTools {
         let store = try Store(configuration: StoreConfiguration(persistence: persistence, rulesCompiler: compiler))
         defer { try? store.close() }
         var writer = JSONWriter()
-        writer.writeExport(store.queue.sync { store.state.root }.descendant(at: path))
+        writer.writeExport(store.sequencer.queue.sync { store.sequencer.state.root }.descendant(at: path))
         return writer.bytes
     }
 

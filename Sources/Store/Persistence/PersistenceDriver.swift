@@ -42,16 +42,16 @@ final class PersistenceDriver: @unchecked Sendable {
     /// Starts the snapshot timer (unless read-only). `uncoveredJournalBytes`, the journal that start-up replayed
     /// because no snapshot covers it, counts as grown since the last snapshot: a server killed again and again
     /// before its own thresholds would otherwise never take one, and every start would replay more.
-    func start(store: Store, uncoveredJournalBytes: Int) {
+    func start(driver: JournalDriver, uncoveredJournalBytes: Int) {
         guard !settings.readOnly else { return }
         queue.async { [self] in
             journalBytesAtLastSnapshot = -uncoveredJournalBytes
             let timer = DispatchSource.makeTimerSource(queue: queue)
             let interval = DispatchTimeInterval.milliseconds(checkIntervalMilliseconds)
             timer.schedule(deadline: .now() + interval, repeating: interval)
-            timer.setEventHandler { [weak store, self] in
-                guard let store else { return }
-                if isDue(journalBytes: store.journalBytes) { request(store: store, completion: nil) }
+            timer.setEventHandler { [weak driver, self] in
+                guard let driver else { return }
+                if isDue(journalBytes: driver.journalBytes) { request(driver: driver, completion: nil) }
             }
             timer.resume()
             self.timer = timer
@@ -75,7 +75,7 @@ final class PersistenceDriver: @unchecked Sendable {
     }
 
     /// Asks for a snapshot that starts after this call; `completion` (if any) runs when it is durable.
-    func request(store: Store, completion: (@Sendable (Result<Void, JournalError>) -> Void)?) {
+    func request(driver: JournalDriver, completion: (@Sendable (Result<Void, JournalError>) -> Void)?) {
         queue.async { [self] in
             if isRunning {
                 nextRequested = true
@@ -83,20 +83,20 @@ final class PersistenceDriver: @unchecked Sendable {
                 return
             }
             if let completion { waitingForRunning.append(completion) }
-            begin(store: store)
+            begin(driver: driver)
         }
     }
 
-    private func begin(store: Store) {
+    private func begin(driver: JournalDriver) {
         dispatchPrecondition(condition: .onQueue(queue))
         isRunning = true
-        let journalBytes = store.journalBytes
-        store.queue.async { [self] in
-            let state = store.state
-            store.journal?.rotate(nextSequence: state.sequence + 1)
+        let journalBytes = driver.journalBytes
+        driver.sequencer.queue.async { [self] in
+            let state = driver.sequencer.state
+            driver.journal?.rotate(nextSequence: state.sequence + 1)
             let contents = StateSnapshotFile.Contents(
                 root: state.root, sequence: state.sequence, timestamp: state.timestamp, rules: state.rules)
-            let journal = store.journal
+            let journal = driver.journal
             queue.async { [self] in
                 let result = Result { () throws(JournalError) in
                     try StateSnapshotFile.write(contents, to: files.statePath)
@@ -106,12 +106,12 @@ final class PersistenceDriver: @unchecked Sendable {
                     lastSnapshot = .now()
                     journalBytesAtLastSnapshot = journalBytes
                 }
-                finish(store: store, result: result)
+                finish(driver: driver, result: result)
             }
         }
     }
 
-    private func finish(store: Store, result: Result<Void, JournalError>) {
+    private func finish(driver: JournalDriver, result: Result<Void, JournalError>) {
         dispatchPrecondition(condition: .onQueue(queue))
         let completions = waitingForRunning
         waitingForRunning = waitingForNext
@@ -120,41 +120,36 @@ final class PersistenceDriver: @unchecked Sendable {
         for completion in completions { completion(result) }
         if nextRequested {
             nextRequested = false
-            begin(store: store)
+            begin(driver: driver)
         }
     }
 }
 
-extension Store {
+extension JournalDriver {
     /// Bytes appended to the journal since the store opened.
     var journalBytes: Int {
-        queue.sync { journal?.appendedBytes ?? 0 }
+        sequencer.queue.sync { journal?.appendedBytes ?? 0 }
     }
 
-    /// Takes a snapshot now (one that starts after this call); `completion` runs once it is durable and the
-    /// journal segments it covers are scheduled for deletion. A no-op for in-memory and read-only stores.
-    public func takeSnapshot(completion: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
+    /// A no-op for in-memory and read-only stores.
+    func takeSnapshot(completion: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
         guard let persistence, !persistence.settings.readOnly else {
             completion(.success(()))
             return
         }
-        persistence.request(store: self, completion: completion)
+        persistence.request(driver: self, completion: completion)
     }
 
-    /// Shuts the store down: rejects new writes, takes a final snapshot, syncs and closes the journal and releases
-    /// the directory lock. Blocks until done; call it from outside the store's queues (e.g. at process exit).
-    ///
-    /// - Throws: the first ``JournalError`` of the snapshot or of closing the journal.
-    public func close() throws(JournalError) {
-        guard !isClosed.exchange(true, ordering: .sequentiallyConsistent) else { return }
+    /// Takes a final snapshot, syncs and closes the journal and releases the directory lock.
+    func close() throws(JournalError) {
         guard let persistence else { return }
-        let journal: JournalWriter? = queue.sync { self.journal }
-        defer { queue.sync { persistence.lock?.unlock() } }
+        let journal: JournalWriter? = sequencer.queue.sync { self.journal }
+        defer { sequencer.queue.sync { persistence.lock?.unlock() } }
         guard !persistence.settings.readOnly, journal != nil else { return }
         persistence.stop()
         let outcome = Mutex<Result<Void, JournalError>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        persistence.request(store: self) { result in
+        persistence.request(driver: self) { result in
             outcome.withLock { $0 = result }
             done.signal()
         }
@@ -169,12 +164,11 @@ extension Store {
         if let failure { throw failure }
     }
 
-    /// Test hook: stops the store as a crash would, after everything submitted so far was acknowledged: no final
-    /// snapshot; the journal is closed (its records are already written) and the lock is released.
-    package func abandonForTesting() {
-        guard !isClosed.exchange(true, ordering: .sequentiallyConsistent), let persistence else { return }
+    /// No final snapshot; the journal is closed (its records are already written) and the lock is released.
+    func abandon() {
+        guard let persistence else { return }
         persistence.stop()
-        queue.sync {
+        sequencer.queue.sync {
             try? journal?.close()
             persistence.lock?.unlock()
         }

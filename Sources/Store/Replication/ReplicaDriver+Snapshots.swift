@@ -4,16 +4,15 @@ import Synchronization
 
 /// Cluster mode's snapshots: a replica starts from the newest snapshot the log holds instead of the log's first
 /// entry, and the log drops what every replica can do without.
-extension Store {
+extension ReplicaDriver {
     /// Restores the log's newest snapshot when it is ahead of this replica, then follows the log after the
     /// replica's position. `missing` is the position a gap in the log skipped (the log removed it below a
     /// snapshot); a snapshot that does not cover it is asked for again a second later. On the sequencer.
     func restoreLatestSnapshot(missing: UInt64? = nil) {
-        guard let replication else { return }
         replica.following += 1
         let following = replica.following
-        replication.latestSnapshot { [self] result in
-            queue.async { [self] in
+        log.latestSnapshot { [self] result in
+            sequencer.queue.async { [self] in
                 guard following == replica.following else { return }
                 switch result {
                 case .success(let stored):
@@ -37,25 +36,24 @@ extension Store {
     }
 
     private func retryRestoring(missing: UInt64?) {
-        queue.asyncAfter(deadline: .now() + 1) { [self] in
-            guard !isClosed.load(ordering: .relaxed) else { return }
+        sequencer.queue.asyncAfter(deadline: .now() + 1) { [self] in
+            guard !sequencer.isClosed.load(ordering: .relaxed) else { return }
             restoreLatestSnapshot(missing: missing)
         }
     }
 
     /// Follows the log after the replica's position; what an earlier following still delivers is ignored.
     private func follow() {
-        guard let replication else { return }
         let following = replica.following
-        replication.follow(after: replica.appliedPosition) { [self] position, payload in
-            queue.async { [self] in
+        log.follow(after: replica.appliedPosition) { [self] position, payload in
+            sequencer.queue.async { [self] in
                 guard following == replica.following else { return }
                 applyCommitted(position, payload)
             }
         }
     }
 
-    /// Makes the snapshot the replica's state. A serving replica reports the whole tree's change to its listeners
+    /// Makes the snapshot the replica's sequencer.state. A serving replica reports the whole tree's change to its listeners
     /// and fails its own proposals the snapshot already includes (their outcome is in the snapshot, not known here).
     private func restore(_ stored: StoredSnapshot) throws(JournalError) {
         let snapshot: ReplicaSnapshot
@@ -70,22 +68,22 @@ extension Store {
         let restored: LogState
         do throws(LogStateError) {
             restored = try LogState(root: snapshot.root, sequence: snapshot.sequence, timestamp: snapshot.timestamp,
-                                    rules: snapshot.rules, presence: snapshot.presence, compiler: compiler)
+                                    rules: snapshot.rules, presence: snapshot.presence, compiler: sequencer.compiler)
         } catch {
             throw .replicationFailed("snapshot at log position \(stored.position): \(error)")
         }
-        let before = state.root
-        state = restored
+        let before = sequencer.state.root
+        sequencer.state = restored
         replica.appliedPosition = snapshot.position
         replica.nodeOrder = snapshot.nodeOrder
         replica.undecodable = snapshot.undecodable
         guard replica.catchUp == nil else {
-            report.withLock { $0.loadedSnapshot = true; $0.snapshotPosition = snapshot.position }
+            sequencer.report.withLock { $0.loadedSnapshot = true; $0.snapshotPosition = snapshot.position }
             return
         }
-        observer?(ChangeRecord(sequence: state.sequence,
-                               changes: [Change(path: .root, oldValue: before, newValue: state.root)]))
-        finishTask { _ in }
+        sequencer.observer?(ChangeRecord(sequence: sequencer.state.sequence,
+                               changes: [Change(path: .root, oldValue: before, newValue: sequencer.state.root)]))
+        sequencer.endTask()
         let next = snapshot.nodeOrder.next[proposer] ?? 1
         for number in replica.waiting.keys.sorted() where number < next {
             for part in replica.waiting.removeValue(forKey: number) ?? [] { part.settle(.failure(.unavailable)) }
@@ -95,27 +93,15 @@ extension Store {
     /// Encodes the replica's state after `position` (off the sequencer: every part is a value) and stores it in
     /// the log. The proposer of the entry at each interval's end does this, so one node stores each snapshot.
     func storeSnapshot(at position: UInt64) {
-        guard let replication else { return }
         let snapshot = ReplicaSnapshot(
-            position: position, root: state.root, sequence: state.sequence, timestamp: state.timestamp,
-            rules: state.rules, presence: state.presence, nodeOrder: replica.nodeOrder,
+            position: position, root: sequencer.state.root, sequence: sequencer.state.sequence,
+            timestamp: sequencer.state.timestamp, rules: sequencer.state.rules, presence: sequencer.state.presence,
+            nodeOrder: replica.nodeOrder,
             undecodable: replica.undecodable)
-        DispatchQueue.global().async { [self] in
-            replication.storeSnapshot(ReplicaSnapshotCodec.encode(snapshot), position: position) { [self] result in
-                queue.async { [self] in
-                    switch result {
-                    case .success(let stored):
-                        replica.snapshotFailure = nil
-                        if stored { replica.snapshotsStored += 1 }
-                    case .failure(let error): replica.snapshotFailure = error
-                    }
-                }
-            }
+        let log = self.log
+        // Best effort: a snapshot that could not be stored is taken again at the next interval.
+        DispatchQueue.global().async {
+            log.storeSnapshot(ReplicaSnapshotCodec.encode(snapshot), position: position) { _ in }
         }
-    }
-
-    /// Cluster mode: the snapshots this replica stored in the log, and why the last attempt failed (if it did).
-    public func snapshotStatus(_ completion: @escaping @Sendable (_ stored: Int, _ failure: String?) -> Void) {
-        queue.async { [self] in completion(replica.snapshotsStored, replica.snapshotFailure?.description) }
     }
 }

@@ -1,0 +1,89 @@
+import DataModel
+import Dispatch
+
+/// What a ``ReplicaDriver`` keeps besides the log state (owned by the sequencer).
+struct ReplicaState {
+    /// The log position of the last entry applied.
+    var appliedPosition: UInt64 = 0
+    /// The number of this node's last proposal.
+    var lastProposal: UInt64 = 0
+    /// This node's proposals not applied yet, by number: each caller's range of the proposal's operations and
+    /// what to do once they are applied (or failed).
+    var waiting: [UInt64: [ProposalPart]] = [:]
+    /// The proposal being gathered in this turn of the sequencer (its number is reserved), appended at the turn's
+    /// end: the operations of every task of the turn travel as one message of the log.
+    var gathering: (number: UInt64, entries: [[UInt8]], bytes: Int)?
+    /// Reads and listens submitted while this node's proposals up to `after` were outstanding, in submission order.
+    var deferred: [(after: UInt64, run: () -> Void)] = []
+    /// Loading: the log position to reach before serving, when loading started (the store's clock), and whom
+    /// to tell.
+    var catchUp: (position: UInt64, started: Double, loaded: @Sendable (Result<LoadReport, JournalError>) -> Void)?
+    /// Loading: the entries applied so far (after the snapshot restored, if any).
+    var replayed = 0
+    /// Counts the replica's followings of the log: deliveries of an earlier one are ignored (``ReplicaDriver/follow()``).
+    var following: UInt64 = 0
+    /// Proposals that could not be decoded (written by an incompatible version); every replica skips them alike.
+    var undecodable = 0
+    /// The heartbeat and failure-detection timer, once this node armed an onDisconnect write.
+    var presenceTimer: (any DispatchSourceTimer)?
+    /// How many times this node was declared down while running, and took a new name (``ReplicaDriver/proposer``).
+    var rejoins = 0
+    /// Nodes this replica proposed as down, until that proposal is applied.
+    var downProposed: Set<String> = []
+    /// Each node's proposals are applied in the order it numbered them (``NodeOrder``).
+    var nodeOrder = NodeOrder()
+    /// Work submitted before the replica caught up, run in order once it has (``ReplicaDriver/run(_:)``).
+    var untilServing: [@Sendable () -> Void] = []
+    /// Callers waiting for this replica to reach a log position (``Store/awaitLogHead(resumingOn:_:)``).
+    var headWaiters: [(position: UInt64, then: @Sendable () -> Void)] = []
+    /// Callers of ``Store/awaitLogHead(resumingOn:_:)`` for whom the log's head is still to be asked, and whether a question
+    /// is on its way.
+    var headAskers: [@Sendable () -> Void] = []
+    var headQuestionInFlight = false
+    /// This replica's recent checkpoints, and other replicas' not matched yet, by position (bounded).
+    var checkpoints = CheckpointBook()
+
+    var hasOutstandingProposals: Bool { !waiting.isEmpty }
+
+    /// The lowest number among the outstanding proposals (every proposal below it is settled).
+    var oldestOutstanding: UInt64? { waiting.keys.min() }
+}
+
+/// One caller's share of a proposal.
+struct ProposalPart: Sendable {
+    /// Its operations' positions in the proposal.
+    let range: Range<Int>
+    let settle: @Sendable (Result<ProposalResult, StoreError>) -> Void
+}
+
+/// What applying one caller's operations did.
+struct ProposalResult: Sendable {
+    /// One result per operation, in order: a write's (or an onDisconnect write's) outcome, `nil` for an operation
+    /// that writes nothing.
+    let writes: [Result<WriteOutcome, StoreError>?]
+    /// The rules in force after the proposal.
+    let rules: RulesRevision
+}
+
+/// The checkpoints a replica keeps for comparing: its own of the last positions, and the others' that arrived
+/// before its own (a replica that lags announces later). Bounded: older entries are dropped.
+struct CheckpointBook {
+    private static let kept = 32
+    private var mine: [UInt64: Checkpoint] = [:]
+    private var early: [UInt64: [Checkpoint]] = [:]
+
+    /// Records this replica's checkpoint; returns the others' already received for its position.
+    mutating func recordMine(_ checkpoint: Checkpoint) -> [Checkpoint] {
+        mine[checkpoint.position] = checkpoint
+        if mine.count > Self.kept, let oldest = mine.keys.min() { mine[oldest] = nil }
+        return early.removeValue(forKey: checkpoint.position) ?? []
+    }
+
+    /// Records another replica's checkpoint; returns this replica's for the same position when it has one.
+    mutating func recordTheirs(_ checkpoint: Checkpoint) -> Checkpoint? {
+        if let own = mine[checkpoint.position] { return own }
+        early[checkpoint.position, default: []].append(checkpoint)
+        if early.count > Self.kept, let oldest = early.keys.min() { early[oldest] = nil }
+        return nil
+    }
+}
