@@ -19,11 +19,13 @@ public final class Gateway: Router {
     /// The configuration.
     public let configuration: GatewayConfiguration
     /// Counters and gauges.
-    public let metrics = GatewayMetrics()
+    public let metrics: GatewayMetrics
     let logger: Logger
     /// Verifies `auth` / `gauth` credentials.
     let tokenVerifier: TokenVerifier
-    let sessions = SessionDirectory()
+    let sessions: SessionDirectory
+    /// What its wire sessions need from it (one for all of them).
+    let sessionServices: SessionServices
     /// The live long-poll sessions (long-polling.md).
     let longPolls = LongPollDirectory()
     /// The live REST event streams.
@@ -40,6 +42,15 @@ public final class Gateway: Router {
         self.configuration = configuration
         self.tokenVerifier = tokenVerifier
         self.logger = logger
+        let metrics = GatewayMetrics()
+        let sessions = SessionDirectory()
+        let library = configuration.rules
+        self.metrics = metrics
+        self.sessions = sessions
+        sessionServices = SessionServices(
+            limits: SessionLimits(configuration), clock: configuration.clock, metrics: metrics,
+            tokenVerifier: tokenVerifier, appCheck: configuration.appCheck, directory: sessions, logger: logger,
+            indexes: { IndexDeclarations(library.holder(for: $0).rules?.indexes ?? []) })
     }
 
     public func route(_ request: HTTPRequest, context: RequestContext) -> Route {
@@ -90,7 +101,7 @@ public final class Gateway: Router {
         return .webSocket { [self] webSocket in
             let channel = WebSocketChannel(webSocket: webSocket)
             channel.session = WireSession(
-                channel: channel, loop: webSocket.loop, namespace: namespace, gateway: self, host: host,
+                channel: channel, loop: webSocket.loop, namespace: namespace, services: sessionServices, host: host,
                 lastSessionID: parameters.lastSessionID, openedByCrossSitePage: crossSite, coalesceSeconds: coalesce,
                 appCheckToken: appCheckToken)
             return channel
@@ -271,7 +282,7 @@ public final class Gateway: Router {
 
     /// The `.indexOn` declarations of the rules in force in `namespace`.
     func indexes(in namespace: String) -> IndexDeclarations {
-        IndexDeclarations(configuration.rules.holder(for: namespace).rules?.indexes ?? [])
+        sessionServices.indexes(namespace)
     }
 
     /// Re-checks the listens of every connection to the namespaces `names` against the rules now in force.

@@ -67,7 +67,7 @@ extension Gateway {
                 maxMessageBytes: FrameAssembler.Limits.defaultMaxMessageBytes,
                 releaseSlot: { server?.releaseSession() })
             let session = WireSession(
-                channel: channel, loop: loop, namespace: namespace, gateway: self, host: host,
+                channel: channel, loop: loop, namespace: namespace, services: sessionServices, host: host,
                 lastSessionID: parameters.lastSessionID, openedByCrossSitePage: crossSite, sessionID: sessionID,
                 appCheckToken: parameters.appCheckToken)
             channel.start(session, callback: callback, answering: pending)

@@ -24,11 +24,11 @@ extension WireSession {
     /// where nothing changes for the client. Either way it is counted and logged. Like `auth`, a token naming a key
     /// the server has not fetched yet holds the requests behind it until the keys were fetched again.
     func presentAppCheck(_ token: String, request: Int?) {
-        guard let verifier = gateway.configuration.appCheck.activeVerifier else {
+        guard let verifier = services.appCheck.activeVerifier else {
             if let request { send(.ok(request)) }
             return
         }
-        let clock = gateway.configuration.clock
+        let clock = services.clock
         let immediate = verifier.verifyOrAwaitKeys(token, now: clock() / 1000) { [weak self] in
             guard let self else { return }
             self.loop.execute {
@@ -54,18 +54,18 @@ extension WireSession {
     /// Whether `action` may run as far as App Check is concerned; in enforce mode a data request without a valid
     /// token is answered `permission_denied` here.
     func appCheckAdmits(_ action: ClientAction, request: Int) -> Bool {
-        let policy = gateway.configuration.appCheck
+        let policy = services.appCheck
         guard policy.activeVerifier != nil else { return true }
         switch action {
         case .listen, .get, .put, .merge, .onDisconnectPut, .onDisconnectMerge, .onDisconnectCancel: break
         default: return true
         }
         if identity.holdsAdminCredential { return true }
-        if case .valid(_, let until) = appCheck, until > gateway.configuration.clock() / 1000 { return true }
+        if case .valid(_, let until) = appCheck, until > services.clock() / 1000 { return true }
         metrics.appCheckMissing.increment()
         if !appCheckMissingLogged {
             appCheckMissingLogged = true
-            gateway.logger.info("appcheck.missing: a data request without a valid App Check token", metadata: [
+            services.logger.info("appcheck.missing: a data request without a valid App Check token", metadata: [
                 "session": "\(sessionID)", "mode": "\(policy.mode.rawValue)", "namespace": "\(namespace.name)",
             ])
         }
@@ -77,7 +77,7 @@ extension WireSession {
 
     /// Records what the verifier said about the connection's token and answers the `appcheck` request, if any.
     private func applyAppCheck(_ outcome: AppCheckOutcome, request: Int?) {
-        let mode = gateway.configuration.appCheck.mode
+        let mode = services.appCheck.mode
         appCheckGeneration += 1
         switch outcome {
         case .valid(let appID, let acceptedUntil):
@@ -103,7 +103,7 @@ extension WireSession {
                                 message: String)
     {
         appCheck = .refused
-        gateway.logger.info("appcheck.rejected", metadata: [
+        services.logger.info("appcheck.rejected", metadata: [
             "reason": "\(reason)", "session": "\(sessionID)", "mode": "\(mode.rawValue)",
         ])
         guard let request else { return }
@@ -119,7 +119,7 @@ extension WireSession {
     /// the app's listeners for good. New data requests wait for that token (enforce mode).
     private func scheduleAppCheckExpiry(at acceptedUntil: Double) {
         let generation = appCheckGeneration
-        let delay = max(0, acceptedUntil - gateway.configuration.clock() / 1000)
+        let delay = max(0, acceptedUntil - services.clock() / 1000)
         loop.execute(after: min(delay, 86_400 * 365)) { [weak self] in
             guard let self, self.appCheckGeneration == generation, !self.channel.isClosed else { return }
             self.appCheck = .refused

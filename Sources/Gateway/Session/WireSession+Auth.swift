@@ -13,8 +13,8 @@ extension WireSession {
     /// fetched again, without blocking the loop: the requests that follow it on this connection are held meanwhile
     /// and run in order after its answer, so they see the identity it gives, as they would have without the wait.
     func authenticate(_ request: AuthRequest, request number: Int) {
-        let verifier = gateway.tokenVerifier
-        let clock = gateway.configuration.clock
+        let verifier = services.tokenVerifier
+        let clock = services.clock
         let credential = request.credential
         let immediate = verifier.verifyOrAwaitKeys(credential, now: clock() / 1000) { [weak self] in
             guard let self else { return }
@@ -53,7 +53,7 @@ extension WireSession {
 
     /// Answers an `auth` with what the verifier said and replaces the identity.
     private func applyAuthentication(_ outcome: AuthOutcome, request: AuthRequest, number: Int) {
-        let now = gateway.configuration.clock() / 1000
+        let now = services.clock() / 1000
         switch outcome {
         case .admin where openedByCrossSitePage:
             changeIdentity(to: .unauthenticated)
@@ -76,11 +76,11 @@ extension WireSession {
             send(.response(requestNumber: number, status: .ok, payload: .json(.object(info))))
         case .expired:
             changeIdentity(to: .unauthenticated)
-            gateway.logger.info("auth.rejected", metadata: ["reason": "the token expired (exp)", "session": "\(sessionID)"])
+            services.logger.info("auth.rejected", metadata: ["reason": "the token expired (exp)", "session": "\(sessionID)"])
             send(.failure(number, status: .expiredToken, message: Self.expiredMessage))
         case .invalid(let reason):
             changeIdentity(to: .unauthenticated)
-            gateway.logger.info("auth.rejected", metadata: ["reason": "\(reason)", "session": "\(sessionID)"])
+            services.logger.info("auth.rejected", metadata: ["reason": "\(reason)", "session": "\(sessionID)"])
             send(.failure(number, status: .invalidToken, message: "Could not parse auth token."))
         }
         // Listens the new identity may not read are revoked (wire-protocol.md §6.2).

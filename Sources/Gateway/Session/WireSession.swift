@@ -31,7 +31,8 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     /// that costs no reference count per delivery (the channel keeps the socket for as long as it is the channel).
     private var directWebSocket: Unmanaged<WebSocketSession>?
     let namespace: Namespace
-    let gateway: Gateway
+    /// What the session needs from the server.
+    let services: SessionServices
     let loop: EventLoop
     private let host: String
     private let lastSessionID: String?
@@ -42,14 +43,14 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     private let coalesceSeconds: Double?
     /// Whether the next poll of the listens is scheduled.
     private var pollScheduled = false
-    /// Paces `auth` requests (``GatewayConfiguration/maxAuthAttemptsPerSecond``).
+    /// Paces `auth` requests (``SessionLimits/maxAuthAttemptsPerSecond``).
     private var authAttempts: TokenBucket
-    /// Requests received and not answered yet (``GatewayConfiguration/maxOutstandingRequestsPerConnection``).
+    /// Requests received and not answered yet (``SessionLimits/maxOutstandingRequests``).
     /// From half the limit on, the socket is not read until answers bring them down to a quarter, so a pipelining
     /// client is slowed; only requests that arrived in what was already read can pass the limit and be refused.
     private var outstandingRequests = 0
     private var readingPausedForAnswers = false
-    /// Copied from the configuration: read once per push delivery.
+    /// Copied from the limits: read once per push delivery.
     private let conflationThresholdBytes: Int
     let metrics: GatewayMetrics
 
@@ -77,7 +78,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     /// Whether a data request without a valid App Check token was logged yet (once per connection).
     var appCheckMissingLogged = false
 
-    init(channel: any WireChannel, loop: EventLoop, namespace: Namespace, gateway: Gateway, host: String,
+    init(channel: any WireChannel, loop: EventLoop, namespace: Namespace, services: SessionServices, host: String,
          lastSessionID: String?, openedByCrossSitePage: Bool, coalesceSeconds: Double? = nil,
          sessionID: String = SessionID.make(), appCheckToken: String? = nil)
     {
@@ -86,15 +87,15 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
         directWebSocket = channel.webSocketForFanOut.map(Unmanaged.passUnretained)
         self.openedByCrossSitePage = openedByCrossSitePage
         self.coalesceSeconds = coalesceSeconds
-        let authRate = Double(gateway.configuration.maxAuthAttemptsPerSecond)
+        let authRate = Double(services.limits.maxAuthAttemptsPerSecond)
         authAttempts = TokenBucket(rate: authRate, burst: authRate)
         self.namespace = namespace
-        self.gateway = gateway
+        self.services = services
         self.loop = loop
         self.host = host
         self.lastSessionID = lastSessionID
-        conflationThresholdBytes = gateway.configuration.conflationThresholdBytes
-        metrics = gateway.metrics
+        conflationThresholdBytes = services.limits.conflationThresholdBytes
+        metrics = services.metrics
         self.sessionID = sessionID
     }
 
@@ -102,9 +103,9 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
 
     /// The channel is ready: the session starts with the hello.
     func open() {
-        gateway.sessions.add(self)
+        services.directory.add(self)
         metrics.sessions.increment()
-        if let lastSessionID, let previous = gateway.sessions.session(withID: lastSessionID), previous !== self {
+        if let lastSessionID, let previous = services.directory.session(withID: lastSessionID), previous !== self {
             // The client reconnected while its old socket still looks open (half-open TCP): end the old session
             // so its onDisconnect writes run now rather than at its idle timeout (§4.2).
             previous.loop.execute { previous.channel.close(code: 1000, reason: "replaced by a new session") }
@@ -119,7 +120,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     }
 
     private func sendHandshake() {
-        send(.handshake(Handshake(timestamp: Int(gateway.configuration.clock()), host: host, sessionID: sessionID)))
+        send(.handshake(Handshake(timestamp: Int(services.clock()), host: host, sessionID: sessionID)))
     }
 
     /// Ends the session because its namespace could not be loaded: an error message, then close code 1011.
@@ -207,13 +208,13 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     /// The channel ended: the session ends, and its onDisconnect writes run.
     func closed() {
         submitWrites()
-        gateway.sessions.remove(self)
+        services.directory.remove(self)
         for subscription in listens.values { detach(subscription) }
         listens.removeAll()
         conflated.removeAll()
         identityGeneration += 1
         let metrics = self.metrics
-        let logger = gateway.logger
+        let logger = services.logger
         let store = namespace.store
         // In order: after every registration the connection made (they were judged when registered).
         store.inOrder { [self] _ in
@@ -243,7 +244,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
             break  // long-poll switch messages; nothing to do on a WebSocket
         case .request(let request):
             outstandingRequests += 1
-            let limit = gateway.configuration.maxOutstandingRequestsPerConnection
+            let limit = services.limits.maxOutstandingRequests
             if !readingPausedForAnswers, outstandingRequests >= max(1, limit / 2) {
                 readingPausedForAnswers = true
                 channel.pauseReading()
@@ -278,9 +279,9 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
         case .unappCheck:
             dropAppCheck(request: request)
         case .auth(let auth):
-            guard authAttempts.take(now: MonotonicClock.nowNanoseconds()) else {
+            guard authAttempts.take(now: services.monotonicNanoseconds()) else {
                 metrics.refusedAuths.increment()
-                let limit = gateway.configuration.maxAuthAttemptsPerSecond
+                let limit = services.limits.maxAuthAttemptsPerSecond
                 send(.failure(request, status: .limitExceeded,
                               message: "at most \(limit) auth attempts a second (gateway.maxAuthAttemptsPerSecond)"))
                 return
@@ -291,9 +292,9 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
             send(.ok(request))
             recheckListens()
         case .listen(let listen):
-            guard listens[listen.key] != nil || listens.count < gateway.configuration.maxListensPerConnection else {
+            guard listens[listen.key] != nil || listens.count < services.limits.maxListens else {
                 metrics.refusedListens.increment()
-                let limit = gateway.configuration.maxListensPerConnection
+                let limit = services.limits.maxListens
                 send(.failure(request, status: .limitExceeded,
                               message: "at most \(limit) listens per connection (gateway.maxListensPerConnection)"))
                 return
@@ -339,7 +340,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
             case .invalid(let error):
                 return loop.execute { self.send(.failure(request, status: error.wireStatus, message: error.wireMessage)) }
             }
-            let limit = gateway.configuration.maxOnDisconnectPerConnection
+            let limit = services.limits.maxOnDisconnects
             let queued = onDisconnect.withLock { queue -> OnDisconnectQueue? in
                 var grown = queue
                 remember(&grown)
@@ -432,9 +433,9 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
             loop: loop, pollsLatest: coalesceSeconds != nil)
         listens[listen.key] = subscription
         schedulePolling()
-        gateway.sessions.listensChanged(by: 1)
+        services.directory.listensChanged(by: 1)
         metrics.listens.increment()
-        let unindexed = listen.tag != nil && !gateway.indexes(in: namespace.name).covers(listen.query.index, at: listen.path)
+        let unindexed = listen.tag != nil && !services.indexes(namespace.name).covers(listen.query.index, at: listen.path)
         let initial = InitialRequest(subscription: subscription, requestNumber: request, hash: listen.hash,
                                      warnings: unindexed ? [ResponsePayload.noIndexWarning] : [])
         namespace.subscribe(subscription, rulesGate: rulesGate, request: initial) { [self] in
@@ -442,7 +443,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
             subscription.isActive = false
             if listens[listen.key] === subscription {
                 listens[listen.key] = nil
-                gateway.sessions.listensChanged(by: -1)
+                services.directory.listensChanged(by: -1)
             }
             deny(request)
         }
@@ -452,7 +453,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
         guard subscription.isActive else { return }
         subscription.isActive = false
         namespace.unsubscribe(subscription)
-        gateway.sessions.listensChanged(by: -1)
+        services.directory.listensChanged(by: -1)
     }
 
     /// The view's data for a new listen: the data push (skipped when the client's hash says it has it, §6.6 step 4),
@@ -537,7 +538,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     private func answered() {
         outstandingRequests -= 1
         if readingPausedForAnswers,
-           outstandingRequests <= gateway.configuration.maxOutstandingRequestsPerConnection / 4
+           outstandingRequests <= services.limits.maxOutstandingRequests / 4
         {
             readingPausedForAnswers = false
             channel.resumeReading()

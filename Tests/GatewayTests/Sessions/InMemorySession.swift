@@ -16,9 +16,12 @@ final class InMemoryGateway: Sendable {
     let gateway: Gateway
     let namespace: Namespace
     let loop: EventLoop
+    /// What its sessions are given: the gateway's, with the test's monotonic clock when it gave one.
+    let services: SessionServices
     private let group: EventLoopGroup
 
-    init(configure: (inout GatewayConfiguration) -> Void = { _ in }) throws {
+    init(pacing: ManualNanoseconds? = nil, configure: (inout GatewayConfiguration) -> Void = { _ in }) throws
+    {
         var configuration = GatewayConfiguration()
         configure(&configuration)
         gateway = Gateway(
@@ -29,6 +32,12 @@ final class InMemoryGateway: Sendable {
         if let failure = namespace.store.waitUntilLoaded() { throw failure }
         group = EventLoopGroup(count: 1)
         loop = group.loops[0]
+        let shared = gateway.sessionServices
+        services = pacing.map { pacing in
+            SessionServices(limits: shared.limits, clock: shared.clock, monotonicNanoseconds: pacing.read,
+                            metrics: shared.metrics, tokenVerifier: shared.tokenVerifier, appCheck: shared.appCheck,
+                            directory: shared.directory, logger: shared.logger, indexes: shared.indexes)
+        } ?? shared
     }
 
     /// Runs `work` on the loop and waits for it.
@@ -39,12 +48,28 @@ final class InMemoryGateway: Sendable {
     /// A session on `channel`, owned by the loop, opened.
     func openSession(on channel: any WireChannel) -> WireSession {
         onLoop {
-            let session = WireSession(channel: channel, loop: loop, namespace: namespace, gateway: gateway,
+            let session = WireSession(channel: channel, loop: loop, namespace: namespace, services: services,
                                       host: "test", lastSessionID: nil, openedByCrossSitePage: false)
             session.open()
             return session
         }
     }
+}
+
+/// A clock a test sets and moves (milliseconds since the Unix epoch): the gateway's, its sessions' and its
+/// stores' server time.
+final class ManualClock: Sendable {
+    private let now: Mutex<Double>
+    init(_ start: Double = 1_800_000_000_000) { now = Mutex(start) }
+    func read() -> Double { now.withLock { $0 } }
+    func advance(milliseconds: Double) { now.withLock { $0 += milliseconds } }
+}
+
+/// Monotonic nanoseconds a test sets and moves, for the sessions' pacing.
+final class ManualNanoseconds: Sendable {
+    private let now = Mutex<UInt64>(1_000_000_000)
+    func read() -> UInt64 { now.withLock { $0 } }
+    func advance(nanoseconds: UInt64) { now.withLock { $0 += nanoseconds } }
 }
 
 /// A ``WireChannel`` that records what the session sends: the test double behind the transport seam.

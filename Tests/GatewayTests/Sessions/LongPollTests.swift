@@ -152,7 +152,7 @@ struct LongPollChannelTests {
         let answer = RecordedAnswer()
         memory.onLoop {
             let session = WireSession(channel: channel, loop: memory.loop, namespace: memory.namespace,
-                                      gateway: memory.gateway, host: "test", lastSessionID: nil,
+                                      services: memory.services, host: "test", lastSessionID: nil,
                                       openedByCrossSitePage: false, sessionID: "S")
             channel.start(session, callback: "4", answering: answer)
         }

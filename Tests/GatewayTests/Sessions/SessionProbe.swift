@@ -15,7 +15,7 @@ final class SessionProbe: @unchecked Sendable {
         let channel = self.channel
         session = memory.onLoop {
             let session = WireSession(channel: channel, loop: memory.loop, namespace: memory.namespace,
-                                      gateway: memory.gateway, host: "test", lastSessionID: lastSessionID,
+                                      services: memory.services, host: "test", lastSessionID: lastSessionID,
                                       openedByCrossSitePage: crossSite)
             session.open()
             return session

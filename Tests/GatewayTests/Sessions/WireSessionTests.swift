@@ -54,15 +54,19 @@ struct WireSessionTests {
 
     @Test("a server timestamp becomes the server's time; an increment adds to the current number")
     func serverValues() throws {
-        let probe = SessionProbe(try InMemoryGateway())
+        let clock = ManualClock()
+        let probe = SessionProbe(try InMemoryGateway { $0.clock = clock.read })
         #expect(probe.ask(1, "p", #"{"p":"/sv/t","d":{".sv":"timestamp"}}"#) == "ok")
         #expect(probe.ask(2, "p", #"{"p":"/sv/n","d":5}"#) == "ok")
         #expect(probe.ask(3, "p", #"{"p":"/sv/n","d":{".sv":{"increment":2}}}"#) == "ok")
         probe.send(4, "g", #"{"p":"/sv","q":{}}"#)
         let data = try #require(probe.answer(4)?.data)
         #expect(data["n"] == .number(7))
-        guard case .number(let time)? = data["t"] else { Issue.record("no timestamp"); return }
-        #expect(abs(time - StoreConfiguration.systemClock()) < 60_000)
+        #expect(data["t"] == .number(clock.read()))
+        clock.advance(milliseconds: 90_000)
+        #expect(probe.ask(5, "p", #"{"p":"/sv/t","d":{".sv":"timestamp"}}"#) == "ok")
+        probe.send(6, "g", #"{"p":"/sv/t","q":{}}"#)
+        #expect(probe.answer(6)?.data == .number(clock.read()))
     }
 
     @Test("stats are acknowledged")
@@ -261,12 +265,21 @@ struct WireSessionTests {
         #expect(probe.ask(2, "p", #"{"p":"/mine/alice","d":1}"#) == "permission_denied")
     }
 
-    @Test("auth attempts beyond the rate get limit_exceeded")
+    @Test("auth attempts beyond the rate get limit_exceeded until the bucket refills")
     func authPacing() throws {
-        let probe = SessionProbe(try InMemoryGateway { $0.maxAuthAttemptsPerSecond = 3 })
+        let pacing = ManualNanoseconds()
+        let probe = SessionProbe(try InMemoryGateway(pacing: pacing) {
+            $0.maxAuthAttemptsPerSecond = 3
+        })
         for number in 1...4 { probe.send(number, "auth", #"{"cred":"bad"}"#) }
         #expect(probe.answer(3)?.status == "invalid_token")
         #expect(probe.answer(4)?.status == "limit_exceeded")
+        // A third of a second later, one token is back: one more attempt, then none.
+        pacing.advance(nanoseconds: 334_000_000)
+        probe.send(5, "auth", #"{"cred":"bad"}"#)
+        probe.send(6, "auth", #"{"cred":"bad"}"#)
+        #expect(probe.answer(5)?.status == "invalid_token")
+        #expect(probe.answer(6)?.status == "limit_exceeded")
     }
 
     // MARK: - Outstanding requests
@@ -433,10 +446,12 @@ struct WireSessionTests {
         })
     }
 
-    @Test("the hello carries the session id and the protocol version")
+    @Test("the hello carries the server's time, the session id and the protocol version")
     func helloContents() throws {
-        let probe = SessionProbe(try InMemoryGateway())
+        let clock = ManualClock()
+        let probe = SessionProbe(try InMemoryGateway { $0.clock = clock.read })
         let hello = try #require(probe.received.first?["d"]?["d"])
+        #expect(hello["ts"] == .number(clock.read()))
         #expect(hello["s"] == .string(probe.session.sessionID))
         #expect(hello["v"] == .string("5"))
         #expect(hello["h"] == .string("test"))
