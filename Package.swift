@@ -177,7 +177,8 @@ let package = Package(
         .testTarget(
             name: "SettingsTests",
             dependencies: [
-                "Settings", "Gateway", "HTTPServer", "HTTP1", "Transport", .product(name: "Logging", package: "swift-log"),
+                "Settings", "Gateway", "HTTPServer", "HTTP1", "Transport", "Auth",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "ServerIntegrationTests",

@@ -1,3 +1,4 @@
+import Auth
 import Gateway
 import HTTP1
 import HTTPServer
@@ -48,5 +49,15 @@ struct ComponentDefaultsTests {
         #expect(longPoll.inboundBytesPerSecond == Table.Server.maxInboundBytesPerSecond.defaultValue)
         #expect(longPoll.inboundBurstBytes == Table.Server.inboundBurstBytes.defaultValue)
         #expect(longPoll.inboundThrottleSeconds == Table.Server.inboundThrottleSeconds.defaultValue)
+    }
+
+    @Test("the token verifier's defaults are the table's")
+    func authDefaults() {
+        #expect(AuthConfiguration.defaultClockSkewSeconds == SettingsTable.Auth.clockSkewSeconds.defaultValue)
+        let keys = RemoteKeySource(url: "https://example.invalid/keys") { _ throws(KeyDocumentFetchError) in
+            throw KeyDocumentFetchError("not fetched")
+        }
+        #expect(keys.minimumRefreshSeconds == SettingsTable.Auth.keysMinRefreshSeconds.defaultValue)
+        #expect(keys.fetchTimeoutSeconds == SettingsTable.Auth.keysFetchTimeoutSeconds.defaultValue)
     }
 }
