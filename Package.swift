@@ -42,6 +42,8 @@ let package = Package(
         .target(name: "Transport", dependencies: ["CEpoll", "Primitives"]),
         .target(name: "HTTP1", dependencies: ["Primitives"]),
         .target(name: "DataModel", dependencies: ["Primitives"]),
+        // The settings table of `canopy serve`: every setting's key, default, rule, environment name, flag and doc.
+        .target(name: "Settings", dependencies: ["Primitives"]),
 
         // MARK: - protocol
         .target(name: "WebSocket", dependencies: ["HTTP1", "Primitives"]),
@@ -108,7 +110,7 @@ let package = Package(
             name: "canopy",
             dependencies: [
                 "HTTPServer", "Gateway", "Auth", "Authorization", "Rules", "Store", "DataModel", "Transport",
-                "LoadTester", "Cluster", "Embedded", "TLS",
+                "LoadTester", "Cluster", "Embedded", "TLS", "Settings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -170,6 +172,12 @@ let package = Package(
             name: "LoadTesterTests",
             dependencies: [
                 "LoadTester", "Gateway", "HTTPServer", "Auth", "Transport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "SettingsTests",
+            dependencies: [
+                "Settings", "Gateway", "HTTPServer", "HTTP1", "Transport", "Auth",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

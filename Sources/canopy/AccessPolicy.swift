@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Rules
+import Settings
 
 /// Decides at start-up what protects the data: the rules file when there is one, otherwise nothing.
 ///
@@ -9,8 +10,8 @@ import Rules
 /// address, or elsewhere when the operator says so with `--allow-open` (`rules.allowOpen`), and logged as a warning.
 enum AccessPolicy {
     /// Loads the rules file (returned when present) and checks the listen address when there is none.
-    static func check(_ settings: CanopyConfiguration, logger: Logger) throws -> RuleSet? {
-        let path = settings.rules.path
+    static func check(_ settings: SettingValues, logger: Logger) throws -> RuleSet? {
+        let path = settings[SettingsTable.Rules.path]
         if FileManager.default.fileExists(atPath: path) {
             do {
                 let rules = try RuleSet.load(contentsOf: path)
@@ -22,17 +23,17 @@ enum AccessPolicy {
             }
         }
         let loopbackOnly = settings.listensOnLoopbackOnly
-        guard loopbackOnly || settings.rules.allowOpen else {
+        guard loopbackOnly || settings[SettingsTable.Rules.allowOpen] else {
             throw ConfigurationError(description: """
                 no rules file at \(path), so every client could read and write everything: add the rules file, \
                 listen on a loopback address, or pass --allow-open (rules.allowOpen) to serve open data on \
-                \(settings.server.host)
+                \(settings[SettingsTable.Server.host])
                 """)
         }
         if loopbackOnly {
             logger.warning("no rules file at \(path): all data is open to local clients (loopback only)")
         } else {
-            logger.warning("no rules file at \(path): all data is OPEN to anyone who can reach \(settings.server.host)")
+            logger.warning("no rules file at \(path): all data is OPEN to anyone who can reach \(settings[SettingsTable.Server.host])")
         }
         return nil
     }

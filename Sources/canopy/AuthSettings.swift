@@ -2,6 +2,7 @@ import ArgumentParser
 import Auth
 import Gateway
 import Logging
+import Settings
 import TLS
 
 /// The settings of fetched signing keys: Firebase ID tokens, OpenID Connect issuers and App Check.
@@ -14,24 +15,26 @@ enum AuthSettings {
 
     /// Where ID-token keys are fetched from: `auth.jwksURL`, or Google's certificates with
     /// `auth.firebaseProjectId`; `nil` when keys come from the configuration only.
-    static func idTokenKeys(from auth: CanopyConfiguration.Auth, logger: Logger) throws -> RemoteKeySource? {
-        guard auth.firebaseProjectId != nil || auth.jwksURL != nil else { return nil }
-        let url = auth.jwksURL ?? RemoteKeySource.firebaseIDTokenCertificates
-        return try source(url: url, settings: auth, logger: logger, tokens: "ID tokens")
+    static func idTokenKeys(from settings: SettingValues, logger: Logger) throws -> RemoteKeySource? {
+        let jwksURL = settings[SettingsTable.Auth.jwksURL]
+        guard settings[SettingsTable.Auth.firebaseProjectId] != nil || jwksURL != nil else { return nil }
+        let url = jwksURL ?? RemoteKeySource.firebaseIDTokenCertificates
+        return try source(url: url, settings: settings, logger: logger, tokens: "ID tokens")
     }
 
     /// The App Check policy: off unless `appCheck.projectNumber` is set and `appCheck.mode` is not `off`.
-    static func appCheck(from settings: CanopyConfiguration, logger: Logger) throws -> AppCheckPolicy {
-        guard let mode = AppCheckPolicy.Mode(rawValue: settings.appCheck.mode.lowercased()) else {
+    static func appCheck(from settings: SettingValues, logger: Logger) throws -> AppCheckPolicy {
+        typealias AppCheck = SettingsTable.AppCheck
+        guard let mode = AppCheckPolicy.Mode(rawValue: settings[AppCheck.mode].lowercased()) else {
             throw ValidationError("appCheck.mode must be off, monitor or enforce")
         }
-        guard let number = settings.appCheck.projectNumber, mode != .off else { return AppCheckPolicy(mode: .off) }
-        let keys = try source(url: settings.appCheck.jwksURL, settings: settings.auth, logger: logger,
+        guard let number = settings[AppCheck.projectNumber], mode != .off else { return AppCheckPolicy(mode: .off) }
+        let keys = try source(url: settings[AppCheck.jwksURL], settings: settings, logger: logger,
                               tokens: "App Check tokens")
         let verifier: AppCheckVerifier
         do {
             verifier = try AppCheckVerifier(projectNumber: number, keys: keys,
-                                            clockSkewSeconds: settings.auth.clockSkewSeconds)
+                                            clockSkewSeconds: settings[SettingsTable.Auth.clockSkewSeconds])
         } catch {
             throw ValidationError("appCheck: \(error)")
         }
@@ -42,25 +45,27 @@ enum AuthSettings {
     }
 
     /// Logs how ID tokens are verified when their keys are fetched.
-    static func logStart(_ auth: CanopyConfiguration.Auth, keys: RemoteKeySource?, logger: Logger) {
+    static func logStart(_ settings: SettingValues, keys: RemoteKeySource?, logger: Logger) {
         guard let keys else { return }
-        if let project = auth.firebaseProjectId {
+        if let project = settings[SettingsTable.Auth.firebaseProjectId] {
             logger.info("auth.firebase: Firebase ID tokens of project \(project) are verified", metadata: [
                 "keys": "\(keys.url)", "note": "keys are fetched in the background; tokens wait for them",
             ])
         } else {
-            logger.info("auth.jwks: tokens of \(auth.issuer ?? "?") for \(auth.audience ?? "?") are verified",
+            let issuer = settings[SettingsTable.Auth.issuer] ?? "?", audience = settings[SettingsTable.Auth.audience] ?? "?"
+            logger.info("auth.jwks: tokens of \(issuer) for \(audience) are verified",
                         metadata: ["keys": "\(keys.url)"])
         }
     }
 
     /// A key source fetching over HTTPS with the operator's CA file and timing, logging every fetch.
-    private static func source(url: String, settings: CanopyConfiguration.Auth, logger: Logger, tokens: String) throws
+    private static func source(url: String, settings: SettingValues, logger: Logger, tokens: String) throws
         -> RemoteKeySource
     {
         var source = RemoteKeySource(
-            url: url, fetcher: try fetcher(settings), minimumRefreshSeconds: settings.keysMinRefreshSeconds,
-            fetchTimeoutSeconds: settings.keysFetchTimeoutSeconds)
+            url: url, fetcher: try fetcher(settings),
+            minimumRefreshSeconds: settings[SettingsTable.Auth.keysMinRefreshSeconds],
+            fetchTimeoutSeconds: settings[SettingsTable.Auth.keysFetchTimeoutSeconds])
         source.maxDocumentBytes = maxDocumentBytes
         source.events = { event in
             switch event {
@@ -81,14 +86,14 @@ enum AuthSettings {
     }
 
     /// Fetches a key document with TLS's HTTPS client: a 200 response's body and its `Cache-Control` lifetime.
-    private static func fetcher(_ settings: CanopyConfiguration.Auth) throws -> RemoteKeySource.Fetcher {
+    private static func fetcher(_ settings: SettingValues) throws -> RemoteKeySource.Fetcher {
         let context: TLSContext
         do {
-            context = try TLSContext.httpsClient(additionalTrustedCAPath: settings.keysCAFile)
+            context = try TLSContext.httpsClient(additionalTrustedCAPath: settings[SettingsTable.Auth.keysCAFile])
         } catch {
             throw ValidationError("auth.keysCAFile: \(error)")
         }
-        let client = HTTPSClient(context: context, timeoutSeconds: settings.keysFetchTimeoutSeconds,
+        let client = HTTPSClient(context: context, timeoutSeconds: settings[SettingsTable.Auth.keysFetchTimeoutSeconds],
                                  maxBodyBytes: maxDocumentBytes)
         return { url throws(KeyDocumentFetchError) in
             let response: HTTPSResponse

@@ -2,6 +2,7 @@ import ArgumentParser
 import Embedded
 import HTTPServer
 import Logging
+import Settings
 
 /// Which web console the server serves at `/.console/`.
 ///
@@ -10,12 +11,12 @@ import Logging
 /// at start: a developer editing `Console/` in a checkout sees the edits on a restart, without rebuilding. A folder
 /// named that cannot be read stops the start, as any other wrong setting does.
 enum ConsoleSettings {
-    static func assets(from settings: CanopyConfiguration.Console, logger: Logger) throws -> StaticAssets? {
-        guard settings.enabled else {
+    static func assets(from settings: SettingValues, logger: Logger) throws -> StaticAssets? {
+        guard settings[SettingsTable.Console.enabled] else {
             logger.info("console.disabled", metadata: ["reason": "console.enabled is false"])
             return nil
         }
-        guard let directory = settings.directory, !directory.isEmpty else {
+        guard let directory = settings[SettingsTable.Console.directory], !directory.isEmpty else {
             let files = EmbeddedConsole.files
             logger.info("console.files", metadata: ["source": "built in", "files": "\(files.count)"])
             return StaticAssets(files: files)

@@ -5,69 +5,28 @@ import Gateway
 import HTTPServer
 import Logging
 import Rules
+import Settings
 import Store
 
 /// Turns the operator's configuration into the gateway and its token verifier, validating them.
 enum GatewaySettings {
     /// The gateway; `consoleCredential` signs the web console in (when the console is served).
-    static func makeGateway(from settings: CanopyConfiguration, rules: RuleSet?, consoleCredential: String,
+    static func makeGateway(from settings: SettingValues, rules: RuleSet?, consoleCredential: String,
                             logger: Logger) throws -> Gateway
     {
-        var configuration = GatewayConfiguration()
-        configuration.consoleAssets = try ConsoleSettings.assets(from: settings.console, logger: logger)
-        configuration.rules = RulesLibrary(defaults: RulesHolder(rules, path: rules == nil ? nil : settings.rules.path),
-                                           directory: settings.rules.directory)
-        configuration.explainDenials = settings.rules.explainDenials
-        configuration.dataDirectory = settings.data.directory
-        guard DataDirectory.isValidNamespace(settings.data.defaultNamespace) else {
-            throw ValidationError("data.defaultNamespace must be 1-63 of a-z A-Z 0-9 - _")
-        }
-        configuration.defaultNamespace = settings.data.defaultNamespace
-        configuration.maxNamespaces = settings.data.maxNamespaces
-        configuration.namespaceAllowList = NamespaceAllowList(settings.data.namespaces)
-        configuration.createsNamespacesOnFirstUse = settings.listensOnLoopbackOnly
-        guard let fsync = FsyncPolicy(parsing: settings.data.fsync) else {
-            throw ValidationError("data.fsync must be always, interval:MILLISECONDS or none")
-        }
-        configuration.fsyncPolicy = fsync
-        configuration.conflationThresholdBytes = settings.gateway.conflationThresholdBytes
-        configuration.maxListensPerConnection = settings.gateway.maxListensPerConnection
-        configuration.maxOnDisconnectPerConnection = settings.gateway.maxOnDisconnectPerConnection
-        configuration.maxAuthAttemptsPerSecond = settings.gateway.maxAuthAttemptsPerSecond
-        configuration.maxOutstandingRequestsPerConnection = settings.gateway.maxOutstandingRequestsPerConnection
-        configuration.longPoll = LongPollSettings(
-            holdSeconds: settings.gateway.longPollHoldSeconds, idleTimeoutSeconds: settings.gateway.longPollIdleTimeoutSeconds,
-            outboxLimitBytes: settings.outbound.hardLimitBytes,
-            inboundBytesPerSecond: settings.server.maxInboundBytesPerSecond, inboundBurstBytes: settings.server.inboundBurstBytes,
-            inboundThrottleSeconds: settings.server.inboundThrottleSeconds)
-        configuration.corsOrigins = settings.rest.corsOrigins
-        configuration.streamKeepAliveSeconds = settings.rest.keepAliveSeconds
-        configuration.restRequiresIndexes = settings.rest.requireIndexes
-        configuration.streamCutOffBytes = max(1, settings.outbound.highWaterMarkBytes)
-        if !settings.cluster.nats.isEmpty {
-            let cluster: NATSCluster
-            do {
-                cluster = try NATSCluster(urls: settings.cluster.nats, replicas: settings.cluster.replicas,
-                                          snapshotInterval: UInt64(settings.cluster.snapshotEvery))
-            } catch {
-                throw ValidationError("cluster: \(error)")
-            }
-            logger.info("cluster.connected", metadata: ["nats": "\(settings.cluster.nats.joined(separator: ","))",
-                                                        "node": "\(cluster.node)"])
-            configuration.replicatedLog = { namespace in cluster.log(for: namespace) }
-        }
-
+        var configuration = try gatewayConfiguration(from: settings, rules: rules, logger: logger)
         let loopbackOnly = settings.listensOnLoopbackOnly
+        typealias Auth = SettingsTable.Auth
         var auth = AuthConfiguration(
-            hs256Secret: settings.auth.secret, publicKeysPath: settings.auth.publicKeys,
-            audience: settings.auth.audience, issuer: settings.auth.issuer, adminToken: settings.auth.adminToken,
-            listensOnLoopbackOnly: loopbackOnly, allowUnsignedTokens: settings.auth.allowUnsignedTokens,
-            clockSkewSeconds: settings.auth.clockSkewSeconds)
-        auth.firebaseProjectId = settings.auth.firebaseProjectId
-        auth.remoteKeys = try AuthSettings.idTokenKeys(from: settings.auth, logger: logger)
+            hs256Secret: settings[Auth.secret], publicKeysPath: settings[Auth.publicKeys],
+            audience: settings[Auth.audience], issuer: settings[Auth.issuer], adminToken: settings[Auth.adminToken],
+            listensOnLoopbackOnly: loopbackOnly, allowUnsignedTokens: settings[Auth.allowUnsignedTokens],
+            clockSkewSeconds: settings[Auth.clockSkewSeconds])
+        auth.firebaseProjectId = settings[Auth.firebaseProjectId]
+        auth.remoteKeys = try AuthSettings.idTokenKeys(from: settings, logger: logger)
         configuration.appCheck = try AuthSettings.appCheck(from: settings, logger: logger)
         if configuration.consoleAssets != nil { auth.consoleCredential = consoleCredential }
-        if settings.auth.allowUnsignedTokens {
+        if settings[Auth.allowUnsignedTokens] {
             guard loopbackOnly else {
                 throw ValidationError("--allow-unsigned-tokens is only allowed when listening on loopback")
             }
@@ -82,10 +41,72 @@ enum GatewaySettings {
         } catch {
             throw ValidationError("auth: \(error)")
         }
-        AuthSettings.logStart(settings.auth, keys: auth.remoteKeys, logger: logger)
-        if loopbackOnly && settings.auth.adminToken == nil {
+        AuthSettings.logStart(settings, keys: auth.remoteKeys, logger: logger)
+        if loopbackOnly && settings[Auth.adminToken] == nil {
             logger.info("admin credential: the emulator's `owner` token (loopback only)")
         }
         return Gateway(configuration: configuration, tokenVerifier: verifier, logger: logger)
+    }
+
+    /// The gateway's configuration but for tokens and App Check.
+    private static func gatewayConfiguration(from settings: SettingValues, rules: RuleSet?, logger: Logger) throws
+        -> GatewayConfiguration
+    {
+        typealias Data = SettingsTable.Data
+        typealias Limits = SettingsTable.Gateway
+        var configuration = GatewayConfiguration()
+        configuration.consoleAssets = try ConsoleSettings.assets(from: settings, logger: logger)
+        let rulesPath = rules == nil ? nil : settings[SettingsTable.Rules.path]
+        configuration.rules = RulesLibrary(defaults: RulesHolder(rules, path: rulesPath),
+                                           directory: settings[SettingsTable.Rules.directory])
+        configuration.explainDenials = settings[SettingsTable.Rules.explainDenials]
+        configuration.dataDirectory = settings[Data.directory]
+        guard DataDirectory.isValidNamespace(settings[Data.defaultNamespace]) else {
+            throw ValidationError("data.defaultNamespace must be 1-63 of a-z A-Z 0-9 - _")
+        }
+        configuration.defaultNamespace = settings[Data.defaultNamespace]
+        configuration.maxNamespaces = settings[Data.maxNamespaces]
+        configuration.namespaceAllowList = NamespaceAllowList(settings[Data.namespaces])
+        configuration.createsNamespacesOnFirstUse = settings.listensOnLoopbackOnly
+        guard let fsync = FsyncPolicy(parsing: settings[Data.fsync]) else {
+            throw ValidationError("data.fsync must be always, interval:MILLISECONDS or none")
+        }
+        configuration.fsyncPolicy = fsync
+        configuration.conflationThresholdBytes = settings[Limits.conflationThresholdBytes]
+        configuration.maxListensPerConnection = settings[Limits.maxListensPerConnection]
+        configuration.maxOnDisconnectPerConnection = settings[Limits.maxOnDisconnectPerConnection]
+        configuration.maxAuthAttemptsPerSecond = settings[Limits.maxAuthAttemptsPerSecond]
+        configuration.maxOutstandingRequestsPerConnection = settings[Limits.maxOutstandingRequestsPerConnection]
+        configuration.longPoll = LongPollSettings(
+            holdSeconds: settings[Limits.longPollHoldSeconds],
+            idleTimeoutSeconds: settings[Limits.longPollIdleTimeoutSeconds],
+            outboxLimitBytes: settings[SettingsTable.Outbound.hardLimitBytes],
+            inboundBytesPerSecond: settings[SettingsTable.Server.maxInboundBytesPerSecond],
+            inboundBurstBytes: settings[SettingsTable.Server.inboundBurstBytes],
+            inboundThrottleSeconds: settings[SettingsTable.Server.inboundThrottleSeconds])
+        configuration.corsOrigins = settings[SettingsTable.REST.corsOrigins]
+        configuration.streamKeepAliveSeconds = settings[SettingsTable.REST.keepAliveSeconds]
+        configuration.restRequiresIndexes = settings[SettingsTable.REST.requireIndexes]
+        configuration.streamCutOffBytes = max(1, settings[SettingsTable.Outbound.highWaterMarkBytes])
+        configuration.replicatedLog = try replicatedLog(from: settings, logger: logger)
+        return configuration
+    }
+
+    /// Cluster mode's log for each namespace; `nil` without `cluster.nats` (a single node).
+    private static func replicatedLog(from settings: SettingValues, logger: Logger) throws
+        -> (@Sendable (_ namespace: String) -> any ReplicatedLog)?
+    {
+        typealias Cluster = SettingsTable.Cluster
+        let urls = settings[Cluster.nats]
+        guard !urls.isEmpty else { return nil }
+        let cluster: NATSCluster
+        do {
+            cluster = try NATSCluster(urls: urls, replicas: settings[Cluster.replicas],
+                                      snapshotInterval: UInt64(settings[Cluster.snapshotEvery]))
+        } catch {
+            throw ValidationError("cluster: \(error)")
+        }
+        logger.info("cluster.connected", metadata: ["nats": "\(urls.joined(separator: ","))", "node": "\(cluster.node)"])
+        return { namespace in cluster.log(for: namespace) }
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 import Gateway
 import HTTPServer
 import Logging
+import Settings
 import Transport
 
 /// `canopy serve`: runs the server until SIGTERM or SIGINT.
@@ -13,95 +14,63 @@ struct Serve: ParsableCommand {
 
     @Option(help: "Configuration file (JSON). Default: Config/canopy.json when it exists.")
     var config: String?
-    @Option(help: "Address to listen on (default 127.0.0.1).")
-    var host: String?
-    @Option(help: "Port to listen on; 0 picks a free port (default 9000).")
-    var port: Int?
     @Option(help: "Write the bound port to this file once listening.")
     var portFile: String?
-    @Option(help: "Data directory (default: data).")
-    var dataDir: String?
-    @Option(help: "Security rules file (default: Config/database.rules.json).")
-    var rules: String?
-    @Option(name: .customLong("rules-dir"), help: "Directory of per-namespace rules files, NAME.rules.json.")
-    var rulesDirectory: String?
-    @Option(help: "Log format: text or json.")
-    var logFormat: String?
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String?
-    @Option(help: "Serve a WebSocket echo endpoint at this path (conformance testing only).")
-    var echoPath: String?
-    @Option(help: "Serve a WebSocket broadcast endpoint at this path (transport benchmarks only).")
-    var broadcastPath: String?
-    @Option(help: "TLS certificate chain (PEM); enables the HTTPS/WSS listener with --tls-key.")
-    var tlsCert: String?
-    @Option(help: "TLS private key (PEM).")
-    var tlsKey: String?
-    @Option(help: "Port of the HTTPS/WSS listener (default 9443; 0 picks a free port).")
-    var tlsPort: Int?
     @Option(help: "Write the bound TLS port to this file once listening.")
     var tlsPortFile: String?
-    @Option(help: "Maximum live connections; beyond it peers get 503.")
-    var maxConnections: Int?
-    @Option(help: "HS256 secret for verifying auth tokens (at least 32 bytes).")
-    var authSecret: String?
-    @Option(help: "RS256/ES256 verification keys: a PEM file or a JWKS file.")
-    var authPublicKeys: String?
-    @Option(help: "Required `aud` claim of auth tokens.")
-    var authAudience: String?
-    @Option(help: "Required `iss` claim of auth tokens.")
-    var authIssuer: String?
-    @Option(help: "Leeway in seconds for token expiry and issue times (default 60).")
-    var authClockSkew: Double?
-    @Option(help: "Accept Firebase ID tokens of this Firebase project (RS256, Google's published keys, fetched and kept fresh).")
-    var authFirebaseProject: String?
-    @Option(name: .customLong("auth-jwks-url"), help: "https:// URL of the token signing keys (a JWKS or a Google-style certificate map): an OpenID Connect issuer's (with --auth-issuer and --auth-audience), or instead of Google's with --auth-firebase-project.")
-    var authJWKSURL: String?
-    @Option(help: "PEM file of CA certificates trusted, besides the system's, when fetching signing keys (ID tokens and App Check).")
-    var authKeysCaFile: String?
-    @Option(help: "App Check: verify App Check tokens of the Firebase project with this number.")
-    var appCheckProject: String?
-    @Option(help: "App Check: off, monitor (count and log; the default) or enforce (refuse data access without a valid token).")
-    var appCheckMode: String?
-    @Option(name: .customLong("app-check-jwks-url"), help: "App Check: https:// URL of the App Check signing keys (default: Firebase's).")
-    var appCheckJWKSURL: String?
-    @Option(help: "Admin credential (rules bypassed). Without it, a loopback-only server accepts the emulator's `owner`.")
-    var adminToken: String?
-    @Flag(help: "Emulator test mode: accept unsigned (alg none) tokens. Loopback only.")
-    var allowUnsignedTokens = false
-    @Flag(help: "Serve open data (no rules enforced) on a non-loopback address.")
-    var allowOpen = false
-    @Option(help: "Largest request body in bytes; larger ones get 413 (default 16 MiB).")
-    var maxBodyBytes: Int?
-    @Option(name: .customLong("cors-origin"), help: "Origin allowed to call the REST API from a browser (repeatable; default: any).")
-    var corsOrigins: [String] = []
-    @Flag(help: "Log each denied operation with every rule tried and its outcome.")
-    var explainDenials = false
-    @Option(help: "Cluster mode: the NATS JetStream servers holding every namespace's log (nats://HOST:PORT[,…]).")
-    var cluster: String?
-    @Option(help: "Serve the web console from this folder instead of the files built into the binary (development: edits show on a restart).")
-    var consoleDir: String?
-    @Option(help: "Namespaces any client may create, comma-separated; `*` matches any run of characters (default: none, only the admin credential creates namespaces).")
-    var namespaces: String?
-    @Option(help: "Cluster mode: store a namespace's snapshot every this many log positions, and drop older entries (0: never).")
-    var clusterSnapshotEvery: Int?
+
+    // The flags of settings: their docs are the settings table's, and SettingsTests check their names against it.
+    @Option(help: help(Server.host)) var host: String?
+    @Option(help: help(Server.port)) var port: Int?
+    @Option(help: help(Server.maxConnections)) var maxConnections: Int?
+    @Option(help: help(Server.maxBodyBytes)) var maxBodyBytes: Int?
+    @Option(help: help(Server.echoPath)) var echoPath: String?
+    @Option(help: help(Server.broadcastPath)) var broadcastPath: String?
+    @Option(help: help(SettingsTable.TLS.certificate)) var tlsCert: String?
+    @Option(help: help(SettingsTable.TLS.privateKey)) var tlsKey: String?
+    @Option(help: help(SettingsTable.TLS.port)) var tlsPort: Int?
+    @Option(help: help(Data.directory)) var dataDir: String?
+    @Option(help: help(Data.namespaces)) var namespaces: String?
+    @Option(help: help(Rules.path)) var rules: String?
+    @Option(name: .customLong("rules-dir"), help: help(Rules.directory)) var rulesDirectory: String?
+    @Flag(help: help(Rules.allowOpen)) var allowOpen = false
+    @Flag(help: help(Rules.explainDenials)) var explainDenials = false
+    @Option(help: help(Auth.secret)) var authSecret: String?
+    @Option(help: help(Auth.publicKeys)) var authPublicKeys: String?
+    @Option(help: help(Auth.audience)) var authAudience: String?
+    @Option(help: help(Auth.issuer)) var authIssuer: String?
+    @Option(help: help(Auth.clockSkewSeconds)) var authClockSkew: Double?
+    @Option(help: help(Auth.firebaseProjectId)) var authFirebaseProject: String?
+    @Option(name: .customLong("auth-jwks-url"), help: help(Auth.jwksURL)) var authJWKSURL: String?
+    @Option(help: help(Auth.keysCAFile)) var authKeysCaFile: String?
+    @Option(help: help(Auth.adminToken)) var adminToken: String?
+    @Flag(help: help(Auth.allowUnsignedTokens)) var allowUnsignedTokens = false
+    @Option(help: help(AppCheck.projectNumber)) var appCheckProject: String?
+    @Option(help: help(AppCheck.mode)) var appCheckMode: String?
+    @Option(name: .customLong("app-check-jwks-url"), help: help(AppCheck.jwksURL)) var appCheckJWKSURL: String?
+    @Option(name: .customLong("cors-origin"), help: help(SettingsTable.REST.corsOrigins)) var corsOrigins: [String] = []
+    @Option(help: help(Log.format)) var logFormat: String?
+    @Option(help: help(Log.level)) var logLevel: String?
+    @Option(help: help(Cluster.nats)) var cluster: String?
+    @Option(help: help(Cluster.snapshotEvery)) var clusterSnapshotEvery: Int?
+    @Option(help: help(SettingsTable.Console.directory)) var consoleDir: String?
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
         let configPath = config ?? (FileManager.default.fileExists(atPath: "Config/canopy.json") ? "Config/canopy.json" : nil)
-        var settings: CanopyConfiguration
+        var settings: SettingValues
         do {
             settings = try ConfigurationLoader.load(path: configPath, environment: environment)
         } catch {
             throw ValidationError("\(error)")
         }
         apply(to: &settings)
-        let problems = ConfigurationValidation.problems(in: settings)
+        let problems = settings.problems
         guard problems.isEmpty else {
             let source = configPath.map { "\($0) (with the environment and flags)" } ?? "the configuration"
             throw ValidationError("\(source): " + problems.joined(separator: "; "))
         }
-        let logger = LoggingSetup.bootstrap(format: settings.log.format, level: settings.log.level)
+        let logger = LoggingSetup.bootstrap(format: settings[Log.format], level: settings[Log.level])
         logger.info("canopy \(CanopyVersion.description)")
         let openFiles = ResourceLimits.raiseOpenFileLimit()
         logger.info("process.open_file_limit", metadata: ["limit": "\(openFiles)"])
@@ -139,44 +108,69 @@ struct Serve: ParsableCommand {
         gateway.close()
     }
 
-    private func apply(to settings: inout CanopyConfiguration) {
-        if let host { settings.server.host = host }
-        if let port { settings.server.port = port }
-        if let dataDir { settings.data.directory = dataDir }
-        if let namespaces {
-            settings.data.namespaces = namespaces.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+    /// Applies the flags given, over the file and the environment.
+    private func apply(to settings: inout SettingValues) {
+        func override<Value>(_ setting: Setting<Value>, _ value: Value?) {
+            if let value { settings[setting] = value }
         }
-        if let authSecret { settings.auth.secret = authSecret }
-        if let authPublicKeys { settings.auth.publicKeys = authPublicKeys }
-        if let authAudience { settings.auth.audience = authAudience }
-        if let authIssuer { settings.auth.issuer = authIssuer }
-        if let authClockSkew { settings.auth.clockSkewSeconds = authClockSkew }
-        if let authFirebaseProject { settings.auth.firebaseProjectId = authFirebaseProject }
-        if let authJWKSURL { settings.auth.jwksURL = authJWKSURL }
-        if let authKeysCaFile { settings.auth.keysCAFile = authKeysCaFile }
-        if let appCheckProject { settings.appCheck.projectNumber = appCheckProject }
-        if let appCheckMode { settings.appCheck.mode = appCheckMode }
-        if let appCheckJWKSURL { settings.appCheck.jwksURL = appCheckJWKSURL }
-        if let adminToken { settings.auth.adminToken = adminToken }
-        if allowUnsignedTokens { settings.auth.allowUnsignedTokens = true }
-        if let rules { settings.rules.path = rules }
-        if let rulesDirectory { settings.rules.directory = rulesDirectory }
-        if allowOpen { settings.rules.allowOpen = true }
-        if explainDenials { settings.rules.explainDenials = true }
-        if let logFormat { settings.log.format = logFormat }
-        if let logLevel { settings.log.level = logLevel }
-        if let echoPath { settings.server.echoPath = echoPath }
-        if let broadcastPath { settings.server.broadcastPath = broadcastPath }
-        if let maxConnections { settings.server.maxConnections = maxConnections }
-        if let maxBodyBytes { settings.server.maxBodyBytes = maxBodyBytes }
-        if !corsOrigins.isEmpty { settings.rest.corsOrigins = corsOrigins }
-        if let tlsCert { settings.tls.certificate = tlsCert; settings.tls.enabled = true }
-        if let tlsKey { settings.tls.privateKey = tlsKey }
-        if let tlsPort { settings.tls.port = tlsPort }
-        if let cluster { settings.cluster.nats = cluster.split(separator: ",").map(String.init) }
-        if let clusterSnapshotEvery { settings.cluster.snapshotEvery = clusterSnapshotEvery }
-        if let consoleDir { settings.console.directory = consoleDir }
+        // Not the generic one, which would take an absent flag as `.some(nil)` and clear the setting.
+        func override(_ setting: Setting<String?>, _ value: String?) {
+            if let value { settings[setting] = value }
+        }
+        func override(_ setting: Setting<[String]>, commaSeparated text: String?) {
+            if let text { settings[setting] = [String](text: text) ?? [] }
+        }
+        override(Server.host, host)
+        override(Server.port, port)
+        override(Server.maxConnections, maxConnections)
+        override(Server.maxBodyBytes, maxBodyBytes)
+        override(Server.echoPath, echoPath)
+        override(Server.broadcastPath, broadcastPath)
+        if let tlsCert {
+            settings[SettingsTable.TLS.certificate] = tlsCert
+            settings[SettingsTable.TLS.enabled] = true
+        }
+        override(SettingsTable.TLS.privateKey, tlsKey)
+        override(SettingsTable.TLS.port, tlsPort)
+        override(Data.directory, dataDir)
+        override(Data.namespaces, commaSeparated: namespaces)
+        override(Rules.path, rules)
+        override(Rules.directory, rulesDirectory)
+        if allowOpen { settings[Rules.allowOpen] = true }
+        if explainDenials { settings[Rules.explainDenials] = true }
+        override(Auth.secret, authSecret)
+        override(Auth.publicKeys, authPublicKeys)
+        override(Auth.audience, authAudience)
+        override(Auth.issuer, authIssuer)
+        override(Auth.clockSkewSeconds, authClockSkew)
+        override(Auth.firebaseProjectId, authFirebaseProject)
+        override(Auth.jwksURL, authJWKSURL)
+        override(Auth.keysCAFile, authKeysCaFile)
+        override(Auth.adminToken, adminToken)
+        if allowUnsignedTokens { settings[Auth.allowUnsignedTokens] = true }
+        override(AppCheck.projectNumber, appCheckProject)
+        override(AppCheck.mode, appCheckMode)
+        override(AppCheck.jwksURL, appCheckJWKSURL)
+        if !corsOrigins.isEmpty { settings[SettingsTable.REST.corsOrigins] = corsOrigins }
+        override(Log.format, logFormat)
+        override(Log.level, logLevel)
+        override(Cluster.nats, commaSeparated: cluster)
+        override(Cluster.snapshotEvery, clusterSnapshotEvery)
+        override(SettingsTable.Console.directory, consoleDir)
     }
+
+    /// A setting's flag help: its doc and default, from the settings table.
+    private static func help(_ setting: any AnySetting) -> ArgumentHelp {
+        ArgumentHelp(setting.help)
+    }
+
+    private typealias Server = SettingsTable.Server
+    private typealias Data = SettingsTable.Data
+    private typealias Rules = SettingsTable.Rules
+    private typealias Auth = SettingsTable.Auth
+    private typealias AppCheck = SettingsTable.AppCheck
+    private typealias Log = SettingsTable.Log
+    private typealias Cluster = SettingsTable.Cluster
 }
 
 /// Blocks until SIGTERM or SIGINT, handled by Dispatch signal sources (after ignoring the default action).

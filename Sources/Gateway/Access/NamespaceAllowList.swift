@@ -1,5 +1,3 @@
-import Primitives
-
 /// The namespaces any client may create (`data.namespaces`): exact names, or patterns where `*` stands for any run
 /// of name characters (`chat-*`, `*`). Other namespaces are created only with the admin credential; namespaces that
 /// already exist (open, or a directory in the data directory) can be reached by anyone the rules let in.
@@ -7,16 +5,9 @@ public struct NamespaceAllowList: Sendable, Equatable {
     /// The entries as configured.
     public let entries: [String]
 
-    /// A list of `entries`; each must pass ``isValidEntry(_:)``.
+    /// A list of `entries`: names, or patterns with `*` (the setting `data.namespaces` checks their form).
     public init(_ entries: [String]) {
         self.entries = entries
-    }
-
-    /// Whether `entry` can be a list entry: 1–63 of `a-z A-Z 0-9 - _ *`.
-    public static func isValidEntry(_ entry: String) -> Bool {
-        let bytes = Array(entry.utf8)
-        guard !bytes.isEmpty, bytes.count <= 63 else { return false }
-        return bytes.allSatisfy { ASCIIBytes.isWordOrDash($0) || $0 == UInt8(ascii: "*") }
     }
 
     /// Whether any entry matches `name`.
