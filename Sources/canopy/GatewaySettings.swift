@@ -9,12 +9,11 @@ import Store
 
 /// Turns the operator's configuration into the gateway and its token verifier, validating them.
 enum GatewaySettings {
-    /// The gateway; `consoleCredential` signs the web console in (when the console is served).
-    static func makeGateway(from settings: CanopyConfiguration, rules: RuleSet?, consoleCredential: String,
+    /// The gateway; `consoleCredential` signs the web console in (`nil`: the console is not served).
+    static func makeGateway(from settings: CanopyConfiguration, rules: RuleSet?, consoleCredential: String?,
                             logger: Logger) throws -> Gateway
     {
         var configuration = GatewayConfiguration()
-        configuration.consoleAssets = try ConsoleSettings.assets(from: settings.console, logger: logger)
         configuration.rules = RulesLibrary(defaults: RulesHolder(rules, path: rules == nil ? nil : settings.rules.path),
                                            directory: settings.rules.directory)
         configuration.explainDenials = settings.rules.explainDenials
@@ -66,7 +65,7 @@ enum GatewaySettings {
         auth.firebaseProjectId = settings.auth.firebaseProjectId
         auth.remoteKeys = try AuthSettings.idTokenKeys(from: settings.auth, logger: logger)
         configuration.appCheck = try AuthSettings.appCheck(from: settings, logger: logger)
-        if configuration.consoleAssets != nil { auth.consoleCredential = consoleCredential }
+        auth.consoleCredential = consoleCredential
         if settings.auth.allowUnsignedTokens {
             guard loopbackOnly else {
                 throw ValidationError("--allow-unsigned-tokens is only allowed when listening on loopback")
