@@ -1,4 +1,3 @@
-import CoreMetrics
 import HTTP1
 import HTTPServer
 import Logging
@@ -40,9 +39,7 @@ extension Gateway {
         let namespace: Namespace
         switch self.namespace(named: admin.namespace, mayCreate: true) {
         case .success(let opened): namespace = opened
-        case .failure(let problem):
-            if case .notCreated = problem { metrics.namespacesRefused.increment() }
-            return .respond(admin.failure(problem.response.status, message: problem.description))
+        case .failure(let problem): return .respond(admin.failure(problem.response.status, message: problem.description))
         }
         return .deferred { pending in
             namespace.store.inOrder { snapshot in
