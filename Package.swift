@@ -79,6 +79,14 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
 
+        // MARK: - control plane: the admin endpoints and the console, in front of the gateway (never the reverse)
+        .target(
+            name: "ControlPlane",
+            dependencies: [
+                "Gateway", "Authorization", "Rules", "DataModel", "HTTPServer", "HTTP1", "Transport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
         // MARK: - the Swift client (Linux and macOS: Dispatch sockets, never Transport's epoll)
         .target(name: "CanopyDatabase", dependencies: ["Wire", "DataModel", "WebSocket", "TLS", "Primitives"]),
 
@@ -109,8 +117,8 @@ let package = Package(
         .executableTarget(
             name: "canopy",
             dependencies: [
-                "HTTPServer", "Gateway", "Auth", "Authorization", "Rules", "Store", "DataModel", "Transport",
-                "LoadTester", "Cluster", "Embedded", "TLS", "Settings",
+                "HTTPServer", "Gateway", "ControlPlane", "Auth", "Authorization", "Rules", "Store", "DataModel",
+                "Transport", "LoadTester", "Cluster", "Embedded", "TLS", "Settings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -153,6 +161,12 @@ let package = Package(
                 "Gateway", "Authorization", "Rules", "Store", "DataModel", "Wire", "HTTP1", "Primitives", "TestSupport",
                 "Auth", "Transport",
                 "WebSocket", .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "ControlPlaneTests",
+            dependencies: [
+                "ControlPlane", "Gateway", "HTTPServer", "HTTP1", "Auth",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(

@@ -32,10 +32,8 @@ public final class Gateway: Router {
     let streams = StreamDirectory()
     private let namespaces = Mutex<[String: Namespace]>([:])
     let server = Mutex<HTTPServer?>(nil)
-    /// The last minutes' figures, for the console's charts.
-    let figures = FiguresHistory()
-    /// Rule evaluations as they happen, while a console watches.
-    let evaluations = EvaluationFeed()
+    /// Rule evaluations as they happen, while a console watches (the control plane's live view).
+    public let evaluations = EvaluationFeed()
 
     /// A gateway; namespaces open lazily.
     public init(configuration: GatewayConfiguration, tokenVerifier: TokenVerifier, logger: Logger) {
@@ -57,25 +55,13 @@ public final class Gateway: Router {
         Self.routes.route(request, context: context, owner: self) ?? restRoute(request, context: context)
     }
 
-    /// `/.ws`, `/.metrics`, the admin endpoints and the console; everything else is REST.
+    /// `/.ws`, `/.lp` and `/.metrics`; everything else is REST. (The admin endpoints and the console are the control
+    /// plane's, routed before the gateway by the executable.)
     private static let routes: RouteTable<Gateway> = {
         var table = RouteTable<Gateway>()
         table.add(.exact("/.ws")) { gateway, request, _ in gateway.webSocketRoute(request) }
         table.add(.exact("/.lp")) { gateway, request, _ in gateway.longPollRoute(request) }
         table.add(.exact("/.metrics"), methods: ["GET"]) { gateway, _, _ in .respond(gateway.metricsResponse()) }
-        for path in adminPaths {
-            table.add(.exact(path)) { gateway, request, _ in gateway.adminRoute(request) }
-        }
-        table.add(.exact("/.console"), methods: ["GET"]) { _, _, _ in
-            .respond(HTTPResponse(status: .movedPermanently, headers: ["Location": "/.console/"]))
-        }
-        table.add(.prefix("/.console/"), methods: ["GET"]) { gateway, request, _ in
-            guard let assets = gateway.configuration.consoleAssets else {
-                return .respond(.error(.notFound, message: "The console is not served: disabled, or no files at start."))
-            }
-            let file = request.head.path.dropFirst("/.console/".count)
-            return .respond(assets.response(for: file.isEmpty ? "index.html" : String(file), request: request.head))
-        }
         return table
     }()
 
@@ -257,7 +243,7 @@ public final class Gateway: Router {
     }
 
     /// The names of the open namespaces, sorted.
-    var openNamespaceNames: [String] {
+    public var openNamespaceNames: [String] {
         namespaces.withLock { $0.keys.sorted() }
     }
 
@@ -267,7 +253,6 @@ public final class Gateway: Router {
         server.whenShuttingDown { [longPolls] in
             for channel in longPolls.all { channel.loop.execute { channel.serverStopping() } }
         }
-        figures.start(self)
     }
 
     /// The HTTP server's counters now (`nil` before ``reportTransportMetrics(of:)``).
@@ -295,7 +280,6 @@ public final class Gateway: Router {
 
     /// Closes every namespace's store (final snapshot, journals closed); call once the server has stopped.
     public func close() {
-        figures.stop()
         let open = namespaces.withLock { open in
             defer { open.removeAll() }
             return Array(open.values)

@@ -1,5 +1,4 @@
 import DataModel
-import HTTPServer
 import Rules
 import Store
 
@@ -51,8 +50,6 @@ public struct GatewayConfiguration: Sendable {
     public var appCheck = AppCheckPolicy()
     /// The long-poll transport's timing and limits (long-polling.md).
     public var longPoll = LongPollSettings()
-    /// The web console's files, served at `/.console/` (`nil`: no console).
-    public var consoleAssets: StaticAssets?
     /// Server time in milliseconds since the Unix epoch (hello `ts`, server timestamps).
     public var clock: @Sendable () -> Double = StoreConfiguration.systemClock
 

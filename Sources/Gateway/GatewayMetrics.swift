@@ -10,7 +10,7 @@ import Transport
 public final class GatewayMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     /// Writes acknowledged and pushes delivered so far, readable (the Prometheus counters are not) for the
-    /// figures history (``FiguresHistory``).
+    /// control plane's figures (``Gateway/figures``).
     let writeCount = AtomicCounter()
     let deliveryCount = AtomicCounter()
 

@@ -10,8 +10,8 @@ import Store
 
 /// Turns the operator's configuration into the gateway and its token verifier, validating them.
 enum GatewaySettings {
-    /// The gateway; `consoleCredential` signs the web console in (when the console is served).
-    static func makeGateway(from settings: SettingValues, rules: RuleSet?, consoleCredential: String,
+    /// The gateway; `consoleCredential` signs the web console in (`nil`: the console is not served).
+    static func makeGateway(from settings: SettingValues, rules: RuleSet?, consoleCredential: String?,
                             logger: Logger) throws -> Gateway
     {
         var configuration = try gatewayConfiguration(from: settings, rules: rules, logger: logger)
@@ -25,7 +25,7 @@ enum GatewaySettings {
         auth.firebaseProjectId = settings[Auth.firebaseProjectId]
         auth.remoteKeys = try AuthSettings.idTokenKeys(from: settings, logger: logger)
         configuration.appCheck = try AuthSettings.appCheck(from: settings, logger: logger)
-        if configuration.consoleAssets != nil { auth.consoleCredential = consoleCredential }
+        auth.consoleCredential = consoleCredential
         if settings[Auth.allowUnsignedTokens] {
             guard loopbackOnly else {
                 throw ValidationError("--allow-unsigned-tokens is only allowed when listening on loopback")
@@ -55,7 +55,6 @@ enum GatewaySettings {
         typealias Data = SettingsTable.Data
         typealias Limits = SettingsTable.Gateway
         var configuration = GatewayConfiguration()
-        configuration.consoleAssets = try ConsoleSettings.assets(from: settings, logger: logger)
         let rulesPath = rules == nil ? nil : settings[SettingsTable.Rules.path]
         configuration.rules = RulesLibrary(defaults: RulesHolder(rules, path: rulesPath),
                                            directory: settings[SettingsTable.Rules.directory])

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ControlPlane
 import Dispatch
 import Embedded
 import Foundation
@@ -76,24 +77,30 @@ struct Serve: ParsableCommand {
         logger.info("process.open_file_limit", metadata: ["limit": "\(openFiles)"])
 
         let rules = try AccessPolicy.check(settings, logger: logger)
+        let consoleAssets = try ConsoleSettings.assets(from: settings, logger: logger)
         var random = SystemRandomNumberGenerator()
         let consoleCredential = (0..<4).map { _ in String(random.next(), radix: 16) }.joined()
-        let gateway = try GatewaySettings.makeGateway(from: settings, rules: rules,
-                                                      consoleCredential: consoleCredential, logger: logger)
+        let gateway = try GatewaySettings.makeGateway(
+            from: settings, rules: rules, consoleCredential: consoleAssets == nil ? nil : consoleCredential,
+            logger: logger)
         do {
             try gateway.openDefaultNamespace()
         } catch {
             throw ConfigurationError(description: "\(error)")
         }
-        let server = HTTPServer(configuration: try ServerSettings.make(from: settings), router: gateway, logger: logger)
+        // The control plane (admin endpoints, console) answers its paths and hands every other request to the gateway.
+        let controlPlane = ControlPlane(gateway: gateway, consoleAssets: consoleAssets, logger: logger)
+        let server = HTTPServer(configuration: try ServerSettings.make(from: settings), router: controlPlane,
+                                logger: logger)
         gateway.reportTransportMetrics(of: server)
+        controlPlane.start()
         gateway.configuration.rules.watch(every: 1, logger: logger) { names in gateway.rulesChanged(in: names) }
         let addresses = try server.start()
         for (index, address) in addresses.enumerated() {
             let scheme = index == 0 ? "http" : "https"
             logger.info("listening on \(address.host):\(address.port)", metadata: ["scheme": "\(scheme)"])
         }
-        if gateway.configuration.consoleAssets != nil {
+        if consoleAssets != nil {
             let host = addresses[0].host == "0.0.0.0" || addresses[0].host == "::" ? "127.0.0.1" : addresses[0].host
             logger.notice("console: http://\(host):\(addresses[0].port)/.console/#token=\(consoleCredential)")
         }
@@ -105,6 +112,7 @@ struct Serve: ParsableCommand {
         logger.info("server.shutting_down")
         gateway.configuration.rules.stop()
         server.shutdown()
+        controlPlane.stop()
         gateway.close()
     }
 

@@ -10,7 +10,9 @@ import Synchronization
 /// rule's line, and sent to every watcher as a server-sent event; at most ``maxPerSecond`` a second are kept (the
 /// others are counted as skipped and reported with the next one), and the last ``kept`` are replayed to a new
 /// watcher.
-final class EvaluationFeed: Sendable {
+///
+/// The data plane publishes into it; the control plane's `/.inspect/evaluations` watches it.
+public final class EvaluationFeed: Sendable {
     static let maxPerSecond = 200
     static let kept = 200
 
@@ -31,7 +33,7 @@ final class EvaluationFeed: Sendable {
 
     /// Adds a watcher: it gets the recent evaluations at once, then each new one (on the publisher's thread; hop
     /// to your own queue). Returns its id for ``unwatch(_:)``.
-    func watch(_ deliver: @escaping @Sendable ([UInt8]) -> Void) -> Int {
+    public func watch(_ deliver: @escaping @Sendable ([UInt8]) -> Void) -> Int {
         let (id, recent) = state.withLock { state in
             state.nextID += 1
             state.watchers[state.nextID] = deliver
@@ -42,7 +44,8 @@ final class EvaluationFeed: Sendable {
         return id
     }
 
-    func unwatch(_ id: Int) {
+    /// Removes the watcher with `id`; evaluations stop being recorded once none is left.
+    public func unwatch(_ id: Int) {
         let removed = state.withLock { $0.watchers.removeValue(forKey: id) != nil }
         if removed { watching.subtract(1, ordering: .relaxed) }
     }
@@ -98,7 +101,7 @@ final class EvaluationFeed: Sendable {
         writer.writeRaw(#","trace":["#.utf8)
         for (index, evaluation) in decision.trace.enumerated() {
             if index > 0 { writer.writeRaw(",".utf8) }
-            Gateway.write(evaluation, into: &writer)
+            evaluation.write(into: &writer)
         }
         writer.writeRaw("]}\n\n".utf8)
         return writer.bytes

@@ -1,11 +1,12 @@
+import DataModel
 import Dispatch
-import HTTPServer
+import Gateway
 import Synchronization
-import Transport
 
 /// The server's figures of the last minutes, one sample a second, for the console's charts
 /// (`/.inspect/figures.json`): connections, listens, views, and the rates of writes, deliveries, bytes out and
-/// slow consumers dropped. Sampling reads counters only; it costs nothing on the hot paths.
+/// slow consumers dropped. Sampling reads the gateway's counters only (``Gateway/figures``); it costs nothing on the
+/// hot paths.
 final class FiguresHistory: Sendable {
     /// One second's figures.
     struct Sample: Sendable {
@@ -22,14 +23,7 @@ final class FiguresHistory: Sendable {
     /// Samples kept: five minutes.
     static let kept = 300
 
-    private struct Totals {
-        var writes: UInt64 = 0
-        var deliveries: UInt64 = 0
-        var bytesOut: UInt64 = 0
-        var slowConsumers: UInt64 = 0
-    }
-
-    private let state = Mutex<(samples: [Sample], last: Totals?)>(([], nil))
+    private let state = Mutex<(samples: [Sample], last: GatewayFigures?)>(([], nil))
     private let timer = Mutex(TimerBox())
 
     /// The sampling timer (Dispatch sources are thread-safe; the box only lets the mutex hold one).
@@ -65,21 +59,45 @@ final class FiguresHistory: Sendable {
     var samples: [Sample] { state.withLock { $0.samples } }
 
     private func record(_ gateway: Gateway) {
-        let transport = gateway.transportFigures
-        let totals = Totals(writes: gateway.metrics.writeCount.load, deliveries: gateway.metrics.deliveryCount.load,
-                            bytesOut: transport?.bytesWritten ?? 0, slowConsumers: transport?.slowConsumers ?? 0)
-        let live = (connections: transport?.liveConnections ?? gateway.sessions.count,
-                    listens: gateway.sessions.listenCount, views: gateway.viewCount)
+        let now = gateway.figures
         let time = gateway.configuration.clock()
         state.withLock { state in
-            defer { state.last = totals }
+            defer { state.last = now }
             guard let last = state.last else { return }
             state.samples.append(Sample(
-                time: time, connections: live.connections, listens: live.listens, views: live.views,
-                writesPerSecond: totals.writes &- last.writes, deliveriesPerSecond: totals.deliveries &- last.deliveries,
-                bytesOutPerSecond: totals.bytesOut &- last.bytesOut,
-                slowConsumersDropped: totals.slowConsumers &- last.slowConsumers))
+                time: time, connections: now.connections, listens: now.listens, views: now.views,
+                writesPerSecond: now.writes &- last.writes, deliveriesPerSecond: now.deliveries &- last.deliveries,
+                bytesOutPerSecond: now.bytesWritten &- last.bytesWritten,
+                slowConsumersDropped: now.slowConsumersDropped &- last.slowConsumersDropped))
             if state.samples.count > Self.kept { state.samples.removeFirst(state.samples.count - Self.kept) }
         }
+    }
+
+    /// `{"intervalSeconds": 1, "samples": [{"time", "connections", "listens", "views", "writesPerSecond",
+    /// "deliveriesPerSecond", "bytesOutPerSecond", "slowConsumersDropped"}]}`, oldest first.
+    func json() -> [UInt8] {
+        var writer = JSONWriter(capacity: 4096)
+        writer.writeRaw(#"{"intervalSeconds":1,"samples":["#.utf8)
+        for (index, sample) in samples.enumerated() {
+            if index > 0 { writer.writeRaw(",".utf8) }
+            let fields: [(String, Double)] = [
+                ("time", sample.time), ("connections", Double(sample.connections)),
+                ("listens", Double(sample.listens)), ("views", Double(sample.views)),
+                ("writesPerSecond", Double(sample.writesPerSecond)),
+                ("deliveriesPerSecond", Double(sample.deliveriesPerSecond)),
+                ("bytesOutPerSecond", Double(sample.bytesOutPerSecond)),
+                ("slowConsumersDropped", Double(sample.slowConsumersDropped)),
+            ]
+            writer.writeRaw("{".utf8)
+            for (position, field) in fields.enumerated() {
+                if position > 0 { writer.writeRaw(",".utf8) }
+                writer.writeString(field.0)
+                writer.writeRaw(":".utf8)
+                writer.writeNumber(field.1)
+            }
+            writer.writeRaw("}".utf8)
+        }
+        writer.writeRaw("]}".utf8)
+        return writer.bytes
     }
 }
