@@ -104,10 +104,11 @@ struct Serve: ParsableCommand {
             let host = addresses[0].host == "0.0.0.0" || addresses[0].host == "::" ? "127.0.0.1" : addresses[0].host
             logger.notice("console: http://\(host):\(addresses[0].port)/.console/#token=\(consoleCredential)")
         }
-        if let portFile { try "\(addresses[0].port)\n".write(toFile: portFile, atomically: true, encoding: .utf8) }
+        // The TLS port's file first: whoever waits for the port file (scripts, test harnesses) then finds both.
         if let tlsPortFile, addresses.count > 1 {
             try "\(addresses[1].port)\n".write(toFile: tlsPortFile, atomically: true, encoding: .utf8)
         }
+        if let portFile { try "\(addresses[0].port)\n".write(toFile: portFile, atomically: true, encoding: .utf8) }
         SignalHandling.waitForTermination(logger: logger)
         logger.info("server.shutting_down")
         gateway.configuration.rules.stop()
