@@ -4,16 +4,20 @@
 # each against a fresh server on loopback. Prints a Markdown table of medians (and rewrites the generated section
 # of a docs file with --docs).
 #
-#   benchmarks/run-peers.sh [--binary PATH] [--rounds N] [--out DIR] [--docs FILE] [--quick]
+#   benchmarks/run-peers.sh [--binary PATH] [--rounds N] [--out DIR] [--docs FILE] [--quick] [--pin]
 #
 # Workloads (one writer unless noted, 64-byte payloads, window 128, every subscriber must get every message):
 #   fanout1k    1 topic, 1,000 subscribers, 6,000 messages (6 M deliveries)
 #   fanout10k   1 topic, 10,000 subscribers, 1,000 messages (10 M deliveries)
 #   rooms       100 topics x 100 subscribers, 10 writers, 60,000 messages (6 M deliveries)
 # Runs last seconds, not tenths, so that CPU time read in 10 ms clock ticks is accurate to about 1%.
-# Figures: deliveries/s, p50/p99 write-to-delivery latency, deliveries per server CPU-second, peak server RSS.
-# Canopy acknowledges a write once it is durable (fsync always, the default); Redis (no persistence) and NATS
+# Figures: deliveries/s, p50/p99 write-to-delivery latency, deliveries per server CPU-second, the load client's CPU
+# per delivery (each protocol costs the client differently, and the client shares the machine's cores), peak server
+# RSS. Canopy runs twice: as deployed, acknowledging a write once it is durable (`canopy`: fsync always, the default),
+# and without fsync (`canopy-nofsync`: data.fsync none, still journaled), because Redis (no persistence) and NATS
 # (core, no JetStream) keep nothing.
+# --pin: the server on CPU 1 and the client on CPU 0 (`taskset`), so that neither takes the other's core; without
+# it both float over the two cores.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,6 +27,7 @@ rounds=3
 out=""
 docs=""
 scale=1
+pin=0
 while [[ $# -gt 0 ]]; do
     case $1 in
         --binary) canopy_bin=$2; shift ;;
@@ -30,6 +35,7 @@ while [[ $# -gt 0 ]]; do
         --out) out=$2; shift ;;
         --docs) docs=$2; shift ;;
         --quick) scale=10; rounds=1 ;;
+        --pin) pin=1 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -43,19 +49,28 @@ mkdir -p "$out"
 source "$here/server-lifecycle.sh"
 ulimit -n "$(ulimit -Hn)"
 
+# With --pin, what runs the server and what runs the client.
+server_cpu=()
+client_cpu=()
+if [[ $pin == 1 ]]; then
+    server_cpu=(taskset -c 1)
+    client_cpu=(taskset -c 0)
+fi
+
 # start KIND NAME: a fresh server of KIND; sets server_pid and server_port.
 start() {
     local kind=$1 name=$2
     case $kind in
-        canopy) start_canopy "$canopy_bin" "$out" "$name" ;;
+        canopy) SERVER_WRAPPER="${server_cpu[*]}" start_canopy "$canopy_bin" "$out" "$name" ;;
+        canopy-nofsync) CANOPY_DATA_FSYNC=none SERVER_WRAPPER="${server_cpu[*]}" start_canopy "$canopy_bin" "$out" "$name" ;;
         redis)
             server_port=$(free_port)
-            redis-server --port "$server_port" --bind 127.0.0.1 --save "" --appendonly no --maxclients 100000 \
+            "${server_cpu[@]}" redis-server --port "$server_port" --bind 127.0.0.1 --save "" --appendonly no --maxclients 100000 \
                 > "$out/$name-server.log" 2>&1 &
             server_pid=$! ;;
         nats)
             server_port=$(free_port)
-            nats-server -a 127.0.0.1 -p "$server_port" > "$out/$name-server.log" 2>&1 &
+            "${server_cpu[@]}" nats-server -a 127.0.0.1 -p "$server_port" > "$out/$name-server.log" 2>&1 &
             server_pid=$! ;;
     esac
     for _ in $(seq 100); do
@@ -66,7 +81,8 @@ start() {
     return 1
 }
 
-# measure KIND WORKLOAD ROUND: one run; prints "deliveries/s p50_ms p99_ms deliveries_per_cpu_second peak_MiB".
+# measure KIND WORKLOAD ROUND: one run; prints
+# "deliveries/s p50_ms p99_ms deliveries_per_server_cpu_second peak_MiB client_cpu_ns_per_delivery".
 measure() {
     local kind=$1 workload=$2 round=$3 name="$2-$1-r$3" args url
     case $workload in
@@ -76,11 +92,11 @@ measure() {
     esac
     start "$kind" "$name" || return 1
     case $kind in
-        canopy) url="ws://127.0.0.1:$server_port" ;;
+        canopy*) url="ws://127.0.0.1:$server_port" ;;
         *) url="$kind://127.0.0.1:$server_port"; args+=(--protocol "$kind") ;;
     esac
     printf '%q ' canopy bench "${args[@]}" --window 128 --url "${url%%:[0-9]*}:PORT" > "$out/$name.cmd"
-    "$canopy_bin" bench "${args[@]}" --window 128 --url "$url" --threads 1 --timeout 240 --server-pid "$server_pid" \
+    "${client_cpu[@]}" "$canopy_bin" bench "${args[@]}" --window 128 --url "$url" --threads 1 --timeout 240 --server-pid "$server_pid" \
         --json "$out/$name.json" > "$out/$name.log" 2>&1 || true
     stop_server
     python3 - "$out/$name.json" <<'PY'
@@ -90,18 +106,19 @@ assert not report["failures"], report["failures"]
 server = report["server"]
 cpu = server.get("cpu_nanoseconds_per_delivery") or 0
 peak = server.get("resident_peak_bytes") or server.get("resident_max_bytes") or 0
+client = report.get("client_cpu_nanoseconds_per_delivery") or 0
 print(f'{report["deliveries_per_second"]:.0f} {report["latency"]["p50"] / 1000:.2f} {report["latency"]["p99"] / 1000:.2f} '
-      f'{(1e9 / cpu if cpu else 0):.0f} {peak / 1048576:.0f}')
+      f'{(1e9 / cpu if cpu else 0):.0f} {peak / 1048576:.0f} {client:.0f}')
 PY
 }
 
 declare -A figures
 workloads=(fanout1k fanout10k rooms)
-kinds=(canopy redis nats)
+kinds=(canopy canopy-nofsync redis nats)
 for round in $(seq "$rounds"); do
     for workload in "${workloads[@]}"; do
         # Rotate who goes first, so that no server always runs on a cooler (or warmer) machine.
-        order=("${kinds[@]:$((round % 3))}" "${kinds[@]:0:$((round % 3))}")
+        order=("${kinds[@]:$((round % ${#kinds[@]}))}" "${kinds[@]:0:$((round % ${#kinds[@]}))}")
         for kind in "${order[@]}"; do
             line=$(measure "$kind" "$workload" "$round" || echo "FAIL")
             echo "round $round $workload $kind: $line" >&2
@@ -110,9 +127,9 @@ for round in $(seq "$rounds"); do
     done
 done
 
-python3 - "$rounds" "$docs" <<PY
+python3 - "$rounds" "$docs" "$pin" <<PY
 import statistics, sys
-rounds, docs = int(sys.argv[1]), sys.argv[2]
+rounds, docs, pin = int(sys.argv[1]), sys.argv[2], sys.argv[3] == "1"
 raw = {$(for key in "${!figures[@]}"; do printf '"%s": """%s""",' "$key" "${figures[$key]}"; done)}
 names = {"fanout1k": "1 topic, 1,000 subscribers", "fanout10k": "1 topic, 10,000 subscribers",
          "rooms": "100 topics × 100 subscribers, 10 writers"}
@@ -120,24 +137,28 @@ def runs(key):
     return [list(map(float, line.split())) for line in raw.get(key, "").splitlines() if line and line != "FAIL"]
 def median(values):
     return statistics.median(values) if values else None
-lines = [f"| workload | server | deliveries/s (median of {rounds}) | p50 / p99 | deliveries per server CPU-second "
-         "| peak RSS | rounds (deliveries/s) |", "|---|---|---|---|---|---|---|"]
+labels = {"canopy": "canopy (fsync always)", "canopy-nofsync": "canopy (no fsync)", "redis": "redis", "nats": "nats"}
+placement = ("server pinned to CPU 1, client to CPU 0" if pin else "server and client unpinned on 2 cores")
+lines = [f"Rounds: {rounds}; {placement}.", "",
+         f"| workload | server | deliveries/s (median of {rounds}) | p50 / p99 | deliveries per server CPU-second "
+         "| client CPU per delivery | peak RSS | rounds (deliveries/s) |", "|---|---|---|---|---|---|---|---|"]
 for workload, title in names.items():
     best = {}
-    for kind in ["redis", "nats", "canopy"]:
+    for kind in ["redis", "nats", "canopy", "canopy-nofsync"]:
         rows = runs(f"{workload}-{kind}")
         if not rows:
-            lines.append(f"| {title} | {kind} | FAILED | | | | |")
+            lines.append(f"| {title} | {labels[kind]} | FAILED | | | | | |")
             continue
-        rate, p50, p99, per_cpu, peak = (median([row[i] for row in rows]) for i in range(5))
+        rate, p50, p99, per_cpu, peak, client = (median([row[i] for row in rows]) for i in range(6))
         best[kind] = (rate, per_cpu)
-        lines.append(f"| {title} | {kind} | {rate / 1e6:.2f} M | {p50:.1f} / {p99:.1f} ms | {per_cpu / 1e6:.2f} M "
-                     f"| {peak:.0f} MiB | {', '.join(f'{row[0] / 1e6:.2f}' for row in rows)} M |")
-    if "canopy" in best and ("redis" in best or "nats" in best):
-        peers = [best[k] for k in ("redis", "nats") if k in best]
-        rate = best["canopy"][0] / max(p[0] for p in peers)
-        cpu = best["canopy"][1] / max(p[1] for p in peers) if max(p[1] for p in peers) else 0
-        lines.append(f"| {title} | **Canopy / best** | **{rate:.2f}×** | | **{cpu:.2f}×** | | |")
+        lines.append(f"| {title} | {labels[kind]} | {rate / 1e6:.2f} M | {p50:.1f} / {p99:.1f} ms | {per_cpu / 1e6:.2f} M "
+                     f"| {client:,.0f} ns | {peak:.0f} MiB | {', '.join(f'{row[0] / 1e6:.2f}' for row in rows)} M |")
+    peers = [best[k] for k in ("redis", "nats") if k in best]
+    for kind in ("canopy", "canopy-nofsync"):
+        if kind in best and peers:
+            rate = best[kind][0] / max(p[0] for p in peers)
+            cpu = best[kind][1] / max(p[1] for p in peers) if max(p[1] for p in peers) else 0
+            lines.append(f"| {title} | **{labels[kind]} / best** | **{rate:.2f}×** | | **{cpu:.2f}×** | | | |")
 table = "\n".join(lines)
 print(table)
 if docs:

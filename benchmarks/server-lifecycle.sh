@@ -29,7 +29,8 @@ start_canopy() {
     shift 3
     local port_file="$dir/$name.port" data="$dir/$name-data" log="$dir/$name-server.log" deadline=$((SECONDS + 30))
     rm -rf "$port_file" "$data"
-    "$binary" serve --host 127.0.0.1 --port 0 --port-file "$port_file" --data-dir "$data" --log-level warning \
+    # SERVER_WRAPPER (e.g. `taskset -c 1`) runs the server under another command.
+    ${SERVER_WRAPPER:-} "$binary" serve --host 127.0.0.1 --port 0 --port-file "$port_file" --data-dir "$data" --log-level warning \
         --namespaces '*' --rules "$open_rules" "$@" > "$log" 2>&1 &
     server_pid=$!
     until [[ -s $port_file ]]; do
