@@ -127,6 +127,8 @@ public final class WebSocketSession: @unchecked Sendable {
     /// messages leave before the close frame of a bad frame behind them.
     func bytesReceived(_ bytes: UnsafeRawBufferPointer) {
         pingOutstanding = false
+        // Emptied when the pass ends too, so that an idle connection keeps no message alive (the capacity stays).
+        defer { actions.removeAll(keepingCapacity: true) }
         var offset = 0
         while offset < bytes.count, !closed {
             actions.removeAll(keepingCapacity: true)

@@ -43,7 +43,7 @@ extension Gateway {
         case .failure(.notCreated(let name)):
             // As a refused WebSocket: the shutdown message (the SDK stops reconnecting), then the end.
             var script = LongPollScript.startPreamble(callback: callback, id: SessionID.make(length: 16),
-                                                      password: SessionID.make())
+                                                      password: SessionID.make(length: SessionID.passwordLength))
             let shutdown = ServerMessage.shutdown(reason: NamespaceProblem.notCreated(name).description).encoded()
             LongPollScript.appendMessages([shutdown], number: 0, to: &script)
             script += LongPollScript.closeCommand(lastNumber: 0)
@@ -62,7 +62,7 @@ extension Gateway {
             let loop = pending.loop
             let sessionID = SessionID.make()
             let channel = LongPollChannel(
-                id: SessionID.make(length: 16), password: SessionID.make(), sessionID: sessionID, loop: loop,
+                id: SessionID.make(length: 16), password: SessionID.make(length: SessionID.passwordLength), sessionID: sessionID, loop: loop,
                 settings: configuration.longPoll, directory: longPolls, metrics: metrics,
                 maxMessageBytes: FrameAssembler.Limits.defaultMaxMessageBytes,
                 releaseSlot: { server?.releaseSession() })

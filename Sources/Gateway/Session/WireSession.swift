@@ -612,12 +612,16 @@ extension StoreError {
     }
 }
 
-/// Random session ids for the hello (§3.2), and long-poll ids and passwords: `[A-Za-z0-9]`, 32 characters unless
-/// told otherwise.
+/// Random session ids for the hello (§3.2), and long-poll ids and passwords: `[A-Za-z0-9]`.
 enum SessionID {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+    /// A hello's session id: 15 characters (89 random bits), which a `String` holds inline, without a heap buffer
+    /// per connection.
+    static let sessionLength = 15
+    /// A long-poll password: 32 characters (190 random bits).
+    static let passwordLength = 32
 
-    static func make(length: Int = 32) -> String {
+    static func make(length: Int = sessionLength) -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<length).map { _ in alphabet[Int(generator.next(upperBound: UInt32(alphabet.count)))] }
         return String(decoding: bytes, as: UTF8.self)
