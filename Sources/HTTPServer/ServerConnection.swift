@@ -23,7 +23,9 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     private var plaintextOverLimit = false
     /// Whether the connection speaks TLS.
     var isEncrypted: Bool { tls != nil }
-    private var parser: HTTPRequestParser
+    /// The HTTP parser while the connection speaks HTTP; released when it becomes a WebSocket, so that an idle
+    /// WebSocket keeps none of it (the parser is about 200 bytes even with its buffers released).
+    private var http: HTTPParserBox?
     private var mode = Mode.http
     /// Set while a deferred response is outstanding: later pipelined requests wait in the parser.
     private var awaitingResponse = false
@@ -35,7 +37,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
         self.connection = connection
         self.server = server
         self.tls = tls
-        self.parser = HTTPRequestParser(limits: server.configuration.httpLimits)
+        http = HTTPParserBox(HTTPRequestParser(limits: server.configuration.httpLimits))
         self.handshakeTimeout = MonotonicClock.nanoseconds(fromSeconds: server.configuration.handshakeTimeoutSeconds)
         connection.limits = server.configuration.outboundLimits
         connection.idleTimeoutNanoseconds = MonotonicClock.nanoseconds(fromSeconds: server.configuration.idleTimeoutSeconds)
@@ -69,7 +71,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     private func plaintextReceived(_ bytes: UnsafeRawBufferPointer) {
         switch mode {
         case .http:
-            parser.feed(bytes)
+            http?.parser.feed(bytes)
             processRequests()
         case .webSocket(let session):
             session.bytesReceived(bytes)
@@ -79,7 +81,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     }
 
     private func processRequests() {
-        while case .http = mode, !awaitingResponse, !connection.isClosed, let event = parser.next() {
+        while case .http = mode, !awaitingResponse, !connection.isClosed, let event = http?.parser.next() {
             switch event {
             case .expectContinue:
                 sendPlaintext(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
@@ -94,7 +96,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
         }
         // Bytes held back behind an answer still owed are not a slow client: the deadline waits for that answer.
         if case .http = mode, !awaitingResponse, !connection.isClosed, connection.handshakeDeadline == nil,
-           parser.hasPartialRequest
+           http?.parser.hasPartialRequest == true
         {
             connection.handshakeDeadline = MonotonicClock.nowNanoseconds() &+ handshakeTimeout
         }
@@ -149,10 +151,9 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             mode = .webSocket(session)
             session.delegate = makeDelegate(session)
             session.delegate?.webSocketSessionDidOpen(session)
-            let leftover = parser.takeUnparsedBytes()
-            // The parser is done with this connection: drop its buffers (the upgrade request's capacity), which
-            // would otherwise stay with every idle WebSocket.
-            parser = HTTPRequestParser(limits: server.configuration.httpLimits)
+            let leftover = http?.parser.takeUnparsedBytes() ?? []
+            // The parser is done with this connection: drop it, which would otherwise stay with every idle WebSocket.
+            http = nil
             if !leftover.isEmpty { leftover.withUnsafeBytes { session.bytesReceived($0) } }
         }
     }
@@ -300,5 +301,14 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
         case .http:
             break
         }
+    }
+}
+
+/// An HTTP parser behind a reference, so that a connection can let go of it when it stops speaking HTTP.
+private final class HTTPParserBox {
+    var parser: HTTPRequestParser
+
+    init(_ parser: HTTPRequestParser) {
+        self.parser = parser
     }
 }
