@@ -36,7 +36,7 @@ extension RulesPolicy {
         case .update(let entries): write = .update(testCase.path, entries)
         }
         do throws(StoreError) {
-            let preview = try WritePreview(write, on: testCase.data, at: testCase.now, pushKey: Self.unusedPushKey)
+            let preview = try WritePreview(write, on: testCase.data, at: testCase.now, pushKey: WritePreview.noPushKey)
             let question = preview.question(auth: testCase.auth, timestamp: testCase.now,
                                             operation: write.operationName, caller: nil)
             result.decision = decide(question, explain: explain)
@@ -45,7 +45,4 @@ extension RulesPolicy {
         }
         return result
     }
-
-    /// Cases are sets and updates, never pushes: no child is ever named.
-    private static let unusedPushKey = Key(trusted: "push")
 }

@@ -41,32 +41,33 @@ public struct RulesPolicy: AuthorizationPolicy {
     }
 
     public func mayRead(_ question: ReadQuestion) -> Bool {
-        let report = question.caller.map {
-            DecisionReport(operation: question.query == nil ? "read" : "query", path: question.path,
-                           auth: question.auth, caller: $0, time: question.now)
-        }
-        return judge(reporting: report) { decide(question, explain: $0) }
+        guard let observer, let caller = question.caller else { return decide(question, explain: false).allowed }
+        return judge(reporting: DecisionReport(operation: question.query == nil ? "read" : "query",
+                                               path: question.path, auth: question.auth, caller: caller,
+                                               time: question.now),
+                     to: observer) { decide(question, explain: $0) }
     }
 
     public func mayWrite(_ question: WriteQuestion) -> Bool {
-        let report = question.caller.map {
-            DecisionReport(operation: question.operation, path: question.write.location, auth: question.auth,
-                           caller: $0, time: question.timestamp)
-        }
-        return judge(reporting: report) { decide(question, explain: $0) }
+        guard let observer, let caller = question.caller else { return decide(question, explain: false).allowed }
+        return judge(reporting: DecisionReport(operation: question.operation, path: question.write.location,
+                                               auth: question.auth, caller: caller, time: question.timestamp),
+                     to: observer) { decide(question, explain: $0) }
     }
 
     /// Decides, tracing only when the observer wants this decision: every one while it watches, otherwise a
-    /// denial it explains (decided again with its trace, so allowed decisions never pay for tracing).
-    private func judge(reporting report: DecisionReport?, _ decide: (_ explain: Bool) -> RulesDecision) -> Bool {
-        guard let report, let observer else { return decide(false).allowed }
+    /// denial it explains (decided again with its trace, so allowed decisions never pay for tracing). The report is
+    /// made only for a decision the observer hears.
+    private func judge(reporting report: @autoclosure () -> DecisionReport, to observer: any DecisionObserver,
+                       _ decide: (_ explain: Bool) -> RulesDecision) -> Bool
+    {
         if observer.wantsEveryDecision {
             let decision = decide(true)
-            observer.observe(decision, report)
+            observer.observe(decision, report())
             return decision.allowed
         }
         let decision = decide(false)
-        if !decision.allowed, observer.wantsDenials { observer.observe(decide(true), report) }
+        if !decision.allowed, observer.wantsDenials { observer.observe(decide(true), report()) }
         return decision.allowed
     }
 }

@@ -46,7 +46,7 @@ struct RulesGate: Sendable {
     func registration(of write: StoreWrite, in snapshot: StoreSnapshot) -> Registration {
         let preview: WritePreview
         do throws(StoreError) {
-            preview = try WritePreview(write, on: snapshot.root, at: snapshot.now, pushKey: Self.unusedPushKey)
+            preview = try WritePreview(write, on: snapshot.root, at: snapshot.now, pushKey: WritePreview.noPushKey)
         } catch {
             return .invalid(error)
         }
@@ -54,7 +54,4 @@ struct RulesGate: Sendable {
         let question = preview.question(auth: auth, timestamp: snapshot.now, operation: "onDisconnect", caller: caller)
         return policy.mayWrite(question) ? .allowed : .denied
     }
-
-    /// onDisconnect operations are sets and updates, never pushes: no child is ever named.
-    private static let unusedPushKey = Key(trusted: "push")
 }

@@ -48,6 +48,10 @@ public struct WritePreview: Sendable {
         self.after = after
     }
 
+    /// The push key of a preview that never names a child: callers whose writes are sets and updates only
+    /// (onDisconnect operations, rules test cases) pass it.
+    public static let noPushKey = Key(trusted: "push")
+
     /// The rules question of this write by `auth`, at `timestamp`, reported as `operation` by `caller`
     /// (`nil`: silently).
     public func question(auth: JSONValue?, timestamp: Double, operation: String, caller: String?) -> WriteQuestion {
