@@ -21,6 +21,14 @@ protocol LogDriver: AnyObject, Sendable {
     /// Runs a task submitted to the store now, or holds it (in order) until the store serves.
     func run(_ task: @escaping @Sendable () -> Void)
 
+    /// Ends the sequencer's turn: what the writes since the last end deferred (handing their events on, their
+    /// journal append, their completions) happens now, once for all. A no-op when nothing was deferred.
+    func endTurn()
+
+    /// Runs the completion of a write refused before it was sequenced, after the completions of the turn's writes
+    /// before it.
+    func settleRefused(_ completion: @escaping @Sendable () -> Void)
+
     /// Runs an in-order read now, or once the writes this node submitted before it are applied.
     func runRead(_ read: @escaping () -> Void)
 

@@ -27,6 +27,8 @@ final class Sequencer: @unchecked Sendable {
     /// Whether loading succeeded, or failed (both stay false while it runs).
     private let loaded = Atomic<Bool>(false)
     private let failed = Atomic<Bool>(false)
+    /// Tasks submitted and not run yet, in submission order, and whether a turn to run them is on `queue`.
+    private let inbox = Mutex(TaskInbox())
 
     // Owned by `queue`:
     /// The namespace as the log built it.
@@ -74,6 +76,51 @@ final class Sequencer: @unchecked Sendable {
     /// Why nothing can be sequenced, whatever the driver: the namespace did not load, or the store is closed.
     var isRefusing: Bool { loadFailure != nil || isClosed.load(ordering: .relaxed) }
 
+    // MARK: - Turns
+
+    /// Adds `body` to the tasks waiting for the sequencer, after everything submitted before; schedules a turn on
+    /// `queue` when none is scheduled. `joinsTurn`: the task may share its turn's end with the tasks around it
+    /// (see ``runTurn(driver:)``). Any thread.
+    func submit(joinsTurn: Bool, _ body: @escaping @Sendable () -> Void, driver: any LogDriver) {
+        let schedules = inbox.withLock { inbox in
+            inbox.tasks.append(SequencerTask(joinsTurn: joinsTurn, body: body))
+            if inbox.turnScheduled { return false }
+            inbox.turnScheduled = true
+            return true
+        }
+        if schedules { queue.async { [self] in runTurn(driver: driver) } }
+    }
+
+    /// Runs every task waiting when the turn starts, in order. Tasks that join turns (writes) share one end of
+    /// turn (``LogDriver/endTurn()``): one hand-off of their events to each event loop, one journal append, their
+    /// completions after both. Under load many connections' writes wait together, so a subscriber gets the
+    /// frames of many writes in one flush; alone, a write ends its turn at once, so nothing waits for company.
+    /// Any other task (a read, a listen, rules, onDisconnect) ends the turn before it and after it, so it sees and
+    /// hands on exactly what it did before turns were shared. Tasks submitted meanwhile get the next turn, queued
+    /// behind whatever else is on `queue`.
+    private func runTurn(driver: any LogDriver) {
+        let tasks = inbox.withLock { inbox in
+            let waiting = inbox.tasks
+            inbox.tasks = []
+            return waiting
+        }
+        for task in tasks {
+            if task.joinsTurn {
+                driver.run(task.body)
+            } else {
+                driver.endTurn()
+                driver.run(task.body)
+                driver.endTurn()
+            }
+        }
+        driver.endTurn()
+        let schedulesNext = inbox.withLock { inbox in
+            if inbox.tasks.isEmpty { inbox.turnScheduled = false }
+            return inbox.turnScheduled
+        }
+        if schedulesNext { queue.async { [self] in runTurn(driver: driver) } }
+    }
+
     // MARK: - Tasks
 
     /// The state as a task sees it now; `now` is the server time, never before the last entry's.
@@ -101,6 +148,19 @@ final class Sequencer: @unchecked Sendable {
         appliedSequence.store(state.sequence, ordering: .releasing)
         afterTask?()
     }
+}
+
+/// A task submitted to a ``Sequencer``.
+struct SequencerTask {
+    /// Whether it may share its turn's end with the tasks around it (a write).
+    let joinsTurn: Bool
+    let body: @Sendable () -> Void
+}
+
+/// The tasks waiting for a sequencer's next turn.
+struct TaskInbox {
+    var tasks: [SequencerTask] = []
+    var turnScheduled = false
 }
 
 /// The state of a store as one task on its sequencer saw it.

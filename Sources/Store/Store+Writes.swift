@@ -12,8 +12,8 @@ extension Store {
     public func write(_ write: StoreWrite, by caller: WriteCaller,
                       completion: @escaping @Sendable (Result<WriteOutcome, StoreError>) -> Void)
     {
-        submit { [self] in
-            if let refusal = driver.refusal() { return completion(.failure(refusal)) }
+        submit(joinsTurn: true) { [self] in
+            if let refusal = driver.refusal() { return driver.settleRefused { completion(.failure(refusal)) } }
             driver.write(write, by: caller, completion: completion)
         }
     }
@@ -27,10 +27,9 @@ extension Store {
     public func write(batch writes: [StoreWrite], by caller: WriteCaller,
                       completion: @escaping @Sendable (Int, Result<WriteOutcome, StoreError>) -> Void)
     {
-        submit { [self] in
+        submit(joinsTurn: true) { [self] in
             if let refusal = driver.refusal() {
-                for index in writes.indices { completion(index, .failure(refusal)) }
-                return
+                return driver.settleRefused { for index in writes.indices { completion(index, .failure(refusal)) } }
             }
             driver.write(batch: writes, by: caller, completion: completion)
         }

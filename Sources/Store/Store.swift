@@ -13,7 +13,8 @@ import Synchronization
 ///   loop) has its requests take effect in the order it sent them.
 /// - **Change records.** The observer gets a ``ChangeRecord`` for every applied write, on the sequencer, in log
 ///   order, before the write's completion (so events can go out before the acknowledgement); `afterTask` runs at the
-///   end of every task that applied writes, before their completions (to hand a task's events off at once).
+///   end of every sequencer turn that applied writes, before their completions (to hand a turn's events off at
+///   once). A turn runs every task waiting when it starts; under load it carries many connections' writes.
 ///   Readers that need no
 ///   place in the order can use ``current`` while nothing was sequenced since it was taken.
 /// - **Durability.** On a single node with persistence, every entry — rejected writes included, so that replay re-takes every
@@ -56,7 +57,7 @@ public final class Store: @unchecked Sendable {
 
     /// Opens a store whose loading runs on its sequencer, off the caller's thread: everything submitted meanwhile
     /// waits behind it. `loaded` runs on the sequencer once loading ended (with the failure, after which every
-    /// operation is refused). `observer` gets every applied write's record and `afterTask` the end of every task
+    /// operation is refused). `observer` gets every applied write's record and `afterTask` the end of every turn
     /// that applied writes, both on the sequencer.
     public static func opening(configuration: StoreConfiguration,
                                observer: (@Sendable (ChangeRecord) -> Void)? = nil,
@@ -137,9 +138,9 @@ public final class Store: @unchecked Sendable {
 
     /// Runs `body` on the sequencer after everything submitted before. A clustered store that has not caught up
     /// with its log yet holds it until it has (in submission order), so nothing is proposed or answered before
-    /// the replica holds everything the log held when it opened.
-    func submit(_ body: @escaping @Sendable () -> Void) {
-        let driver = self.driver
-        sequencer.queue.async { driver.run(body) }
+    /// the replica holds everything the log held when it opened. `joinsTurn`: a write, whose turn may end with
+    /// its neighbours' (``Sequencer/runTurn(driver:)``).
+    func submit(joinsTurn: Bool = false, _ body: @escaping @Sendable () -> Void) {
+        sequencer.submit(joinsTurn: joinsTurn, body, driver: driver)
     }
 }

@@ -1,10 +1,11 @@
 import Transport
 
-/// The pushes of one task of a namespace's sequencer, handed to each event loop once, when the task ends.
+/// The pushes of one turn of a namespace's sequencer, handed to each event loop once, when the turn ends.
 ///
-/// A task often applies many writes (a connection's pipelined batch); handing each write's pushes to the loops
-/// separately would cost a queue hop per write and view, and let a loop flush between them. Batched, a loop runs
-/// the whole task's deliveries in one turn and flushes once: one `writev` per connection per task. Order holds: a
+/// A turn often applies many writes (a connection's pipelined batch; under load, the writes of every connection
+/// that waited); handing each write's pushes to the loops separately would cost a queue hop per write and view,
+/// and let a loop flush between them. Batched, a loop runs the whole turn's deliveries in one pass and flushes
+/// once: one `writev` per connection per turn. Order holds: a
 /// loop gets its works in the order the views published them, and before anything the sequencer hands it later
 /// (acknowledgements, initial data of later listens).
 final class DeliveryBatch: @unchecked Sendable {

@@ -22,8 +22,12 @@ final class JournalDriver: LogDriver, @unchecked Sendable {
     // Owned by the sequencer:
     /// The journal, `nil` in memory (and until loaded).
     private(set) var journal: JournalWriter?
-    /// Journal records framed by the current task (reused between tasks).
+    /// Journal records framed in the current turn (reused between turns).
     private var records = FramedRecords()
+    /// The completions of the current turn's tasks, in order, run once the turn's records are durable.
+    private var settles: [@Sendable (Result<Void, JournalError>) -> Void] = []
+    /// Whether a task of the current turn sequenced entries (its events wait for the turn's end).
+    private var turnSequenced = false
 
     init(sequencer: Sequencer, configuration: StoreConfiguration) {
         self.sequencer = sequencer
@@ -149,15 +153,36 @@ final class JournalDriver: LogDriver, @unchecked Sendable {
         if journal != nil { records.append(sequence: entry.sequence) { LogEntryCodec.encode(entry, into: &$0) } }
     }
 
-    /// Ends a task that sequenced entries, then hands its records to the journal with `settle`, which runs once
-    /// they are durable (at once, in memory) with the journal's outcome.
+    /// Ends a task that sequenced entries: `settle` runs with the journal's outcome once the turn's records are
+    /// durable (at the turn's end, in memory), after the turn's events were handed on.
     private func finishTask(settle: @escaping @Sendable (Result<Void, JournalError>) -> Void) {
-        sequencer.endTask()
+        turnSequenced = true
+        settles.append(settle)
+    }
+
+    /// Completes a refused write in its place among the turn's completions.
+    func settleRefused(_ completion: @escaping @Sendable () -> Void) {
+        settles.append { _ in completion() }
+    }
+
+    /// Ends the turn: marks its entries applied and hands their events on (``Sequencer/endTask()``), then hands its
+    /// records to the journal in one append, whose acknowledgement runs the turn's completions in order (at once,
+    /// in memory, or with nothing to append).
+    func endTurn() {
+        if turnSequenced {
+            turnSequenced = false
+            sequencer.endTask()
+        }
+        guard !settles.isEmpty else { return }
+        let turnSettles = settles
+        settles.removeAll(keepingCapacity: true)
         guard let journal, !records.isEmpty else {
-            settle(.success(()))
+            for settle in turnSettles { settle(.success(())) }
             return
         }
-        journal.append(records, ack: settle)
+        journal.append(records) { outcome in
+            for settle in turnSettles { settle(outcome) }
+        }
         records.removeAll()
     }
 

@@ -52,6 +52,12 @@ final class ReplicaDriver: LogDriver, @unchecked Sendable {
         replica.deferred.append((after: replica.lastProposal, run: read))
     }
 
+    /// A replica's tasks end themselves: a write's events and completion follow the log, not the turn.
+    func endTurn() {}
+
+    /// At once: nothing of the turn waits on this node.
+    func settleRefused(_ completion: @escaping @Sendable () -> Void) { completion() }
+
     /// Another node may have acknowledged writes this replica has not applied yet.
     var publishesCurrent: Bool { false }
 
