@@ -82,7 +82,8 @@ start() {
 }
 
 # measure KIND WORKLOAD ROUND: one run; prints
-# "deliveries/s p50_ms p99_ms deliveries_per_server_cpu_second peak_MiB client_cpu_ns_per_delivery".
+# "deliveries/s p50_ms p99_ms deliveries_per_server_cpu_second peak_MiB client_cpu_ns_per_delivery server_cpu_ns_per_delivery
+# server_kernel_cpu_ns_per_delivery".
 measure() {
     local kind=$1 workload=$2 round=$3 name="$2-$1-r$3" args url
     case $workload in
@@ -107,8 +108,9 @@ server = report["server"]
 cpu = server.get("cpu_nanoseconds_per_delivery") or 0
 peak = server.get("resident_peak_bytes") or server.get("resident_max_bytes") or 0
 client = report.get("client_cpu_nanoseconds_per_delivery") or 0
+kernel = server.get("kernel_cpu_nanoseconds_per_delivery") or 0
 print(f'{report["deliveries_per_second"]:.0f} {report["latency"]["p50"] / 1000:.2f} {report["latency"]["p99"] / 1000:.2f} '
-      f'{(1e9 / cpu if cpu else 0):.0f} {peak / 1048576:.0f} {client:.0f}')
+      f'{(1e9 / cpu if cpu else 0):.0f} {peak / 1048576:.0f} {client:.0f} {cpu:.0f} {kernel:.0f}')
 PY
 }
 
@@ -141,24 +143,26 @@ labels = {"canopy": "canopy (fsync always)", "canopy-nofsync": "canopy (no fsync
 placement = ("server pinned to CPU 1, client to CPU 0" if pin else "server and client unpinned on 2 cores")
 lines = [f"Rounds: {rounds}; {placement}.", "",
          f"| workload | server | deliveries/s (median of {rounds}) | p50 / p99 | deliveries per server CPU-second "
-         "| client CPU per delivery | peak RSS | rounds (deliveries/s) |", "|---|---|---|---|---|---|---|---|"]
+         "| server CPU per delivery (of it in the kernel) | client CPU per delivery | peak RSS | rounds (deliveries/s) |",
+         "|---|---|---|---|---|---|---|---|---|"]
 for workload, title in names.items():
     best = {}
     for kind in ["redis", "nats", "canopy", "canopy-nofsync"]:
         rows = runs(f"{workload}-{kind}")
         if not rows:
-            lines.append(f"| {title} | {labels[kind]} | FAILED | | | | | |")
+            lines.append(f"| {title} | {labels[kind]} | FAILED | | | | | | |")
             continue
-        rate, p50, p99, per_cpu, peak, client = (median([row[i] for row in rows]) for i in range(6))
+        rate, p50, p99, per_cpu, peak, client, server_ns, kernel_ns = (median([row[i] for row in rows]) for i in range(8))
         best[kind] = (rate, per_cpu)
         lines.append(f"| {title} | {labels[kind]} | {rate / 1e6:.2f} M | {p50:.1f} / {p99:.1f} ms | {per_cpu / 1e6:.2f} M "
-                     f"| {client:,.0f} ns | {peak:.0f} MiB | {', '.join(f'{row[0] / 1e6:.2f}' for row in rows)} M |")
+                     f"| {server_ns:,.0f} ns ({kernel_ns:,.0f} ns) | {client:,.0f} ns | {peak:.0f} MiB "
+                     f"| {', '.join(f'{row[0] / 1e6:.2f}' for row in rows)} M |")
     peers = [best[k] for k in ("redis", "nats") if k in best]
     for kind in ("canopy", "canopy-nofsync"):
         if kind in best and peers:
             rate = best[kind][0] / max(p[0] for p in peers)
             cpu = best[kind][1] / max(p[1] for p in peers) if max(p[1] for p in peers) else 0
-            lines.append(f"| {title} | **{labels[kind]} / best** | **{rate:.2f}×** | | **{cpu:.2f}×** | | | |")
+            lines.append(f"| {title} | **{labels[kind]} / best** | **{rate:.2f}×** | | **{cpu:.2f}×** | | | | |")
 table = "\n".join(lines)
 print(table)
 if docs:

@@ -148,6 +148,11 @@ public struct BenchReport: Codable, Sendable {
         public var cpuSeconds: Double?
         /// CPU nanoseconds per delivery.
         public var cpuNanosecondsPerDelivery: Double?
+        /// The part of ``cpuSeconds`` spent in the kernel (system time): system calls, and on loopback the TCP
+        /// work of both ends, which every server pays alike.
+        public var kernelCPUSeconds: Double?
+        /// Kernel CPU nanoseconds per delivery.
+        public var kernelCPUNanosecondsPerDelivery: Double?
         /// Resident memory before the first connection, in bytes.
         public var residentBeforeBytes: Int?
         /// Resident memory once every connection was ready.

@@ -2,10 +2,16 @@ import Glibc
 
 /// CPU time, memory and limits of processes, read from `/proc` and `getrusage`; used at the edges of a run only.
 enum ProcessStats {
-    /// CPU time (user + system) of another process, from `/proc/PID/stat` (fields 14 and 15, in clock ticks).
+    /// CPU time (user + system) of another process, from `/proc/PID/stat`.
     ///
     /// Used to report the server's CPU cost per delivery: on a shared machine it varies far less than throughput.
     static func cpuSeconds(pid: Int) -> Double? {
+        cpuTimes(pid: pid).map { $0.user + $0.kernel }
+    }
+
+    /// A process's CPU time in user space and in the kernel, in seconds, from `/proc/PID/stat` (fields 14 and 15,
+    /// in clock ticks).
+    static func cpuTimes(pid: Int) -> (user: Double, kernel: Double)? {
         guard let bytes = read("/proc/\(pid)/stat") else { return nil }
         // The command name (field 2) is in parentheses and may contain spaces; fields after it are plain.
         guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
@@ -17,7 +23,7 @@ enum ProcessStats {
         else { return nil }
         let ticksPerSecond = sysconf(Int32(_SC_CLK_TCK))
         guard ticksPerSecond > 0 else { return nil }
-        return Double(user + system) / Double(ticksPerSecond)
+        return (Double(user) / Double(ticksPerSecond), Double(system) / Double(ticksPerSecond))
     }
 
     /// CPU time (user + system) of this process so far.

@@ -91,7 +91,8 @@ public enum ReportText {
         if let cpu = server.cpuSeconds {
             lines.append(
                 "server CPU: \(Human.rounded(cpu, places: 2)) s"
-                    + (server.cpuNanosecondsPerDelivery.map { ", \(Int($0.rounded())) ns per delivery" } ?? ""))
+                    + (server.cpuNanosecondsPerDelivery.map { ", \(Int($0.rounded())) ns per delivery" } ?? "")
+                    + (server.kernelCPUNanosecondsPerDelivery.map { " (\(Int($0.rounded())) ns in the kernel)" } ?? ""))
         }
         var memory: [String] = []
         let figures: [(String, Int?)] = [

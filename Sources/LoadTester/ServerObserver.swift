@@ -11,7 +11,7 @@ struct ServerObserver {
 
     private let pid: Int?
     private let metrics: BlockingHTTP?
-    private var cpuAtStart: Double?
+    private var cpuAtStart: (user: Double, kernel: Double)?
     private var metricsBefore: [String: Double]?
     private var nextSample: UInt64 = 0
     private(set) var figures = BenchReport.ServerFigures(metricDeltas: [:])
@@ -42,7 +42,7 @@ struct ServerObserver {
         }
         figures.residentConnectedBytes = resident(metrics: metricsBefore)
         figures.residentMaxBytes = figures.residentConnectedBytes
-        cpuAtStart = pid.flatMap { ProcessStats.cpuSeconds(pid: $0) }
+        cpuAtStart = pid.flatMap { ProcessStats.cpuTimes(pid: $0) }
     }
 
     /// The server's resident memory now, when a PID was given.
@@ -61,8 +61,9 @@ struct ServerObserver {
 
     /// As the workload ends, before any connection closes: CPU, memory and the metrics' deltas.
     mutating func workloadEnds() {
-        if let pid, let start = cpuAtStart, let end = ProcessStats.cpuSeconds(pid: pid) {
-            figures.cpuSeconds = end - start
+        if let pid, let start = cpuAtStart, let end = ProcessStats.cpuTimes(pid: pid) {
+            figures.cpuSeconds = (end.user + end.kernel) - (start.user + start.kernel)
+            figures.kernelCPUSeconds = end.kernel - start.kernel
         }
         var metricsAfter: [String: Double]?
         if let metrics, metricsBefore != nil {
@@ -92,6 +93,9 @@ struct ServerObserver {
         var figures = self.figures
         if let cpu = figures.cpuSeconds, deliveries > 0 {
             figures.cpuNanosecondsPerDelivery = cpu * 1e9 / Double(deliveries)
+        }
+        if let kernel = figures.kernelCPUSeconds, deliveries > 0 {
+            figures.kernelCPUNanosecondsPerDelivery = kernel * 1e9 / Double(deliveries)
         }
         if let before = figures.residentBeforeBytes, let end = figures.residentEndBytes, opened > 0 {
             figures.residentPerConnectionBytes = Double(end - before) / Double(opened)
