@@ -447,6 +447,11 @@ def _first_cycle(edges: dict[Any, list[Any]]) -> list[Any]:
     return []
 
 
+def _amount(value: Any) -> float:
+    """What a state counts as to an increment: its number, 0 for anything else (null)."""
+    return value if is_number(value) else 0
+
+
 def check_listeners(key: str, operations: list[Operation], events: list[ListenerEvent]) -> list[Violation]:
     """Every listener's events of one key: known values, none before its write was invoked, states of one write
     in increasing order, no write seen again after another one, and one order of the writes for all listeners that
@@ -473,8 +478,7 @@ def check_listeners(key: str, operations: list[Operation], events: list[Listener
                                             [origins.writes[origin]], [event]))
             if previous is not None and previous.value != event.value:
                 before = origins.of(previous.value)
-                if before == origin and not (is_number(event.value) and is_number(previous.value)
-                                             and event.value > previous.value):
+                if before == origin and not _amount(event.value) > _amount(previous.value):
                     violations.append(Violation("listener order", key, "a listener saw increments undone",
                                                 events=[previous, event]))
                 elif before != origin and any(o == origin for o, _ in order):
@@ -552,7 +556,7 @@ def check_lost_and_duplicated(key: str, operations: list[Operation], events: lis
                  if op.kind == READ and op.completed is not None]
     sightings += [(None, event.received, event.value, event) for event in events]
     for invoked, completed, value, source in sightings:
-        counted = value if is_number(value) else 0
+        counted = _amount(value)
         at_least = [op for op in increments if op.completed is not None and invoked is not None
                     and op.completed < invoked]
         at_most = [op for op in increments if op.invoked < completed]

@@ -69,7 +69,7 @@ def test_an_indeterminate_write_may_land_late_or_never():
 
 def test_increments_with_unknown_results_and_one_indeterminate():
     history = History([increment("a", 0, 1), increment("b", 2, 3), increment("a", 4, 8), increment("b", 5, None),
-                       read("c", 5, 6, 2), read("c", 9, 10, 4)], seen("a", (1, 1), (7, 3), (9, 4)), )
+                       read("c", 5, 6, 2), read("c", 9, 10, 4)], seen("a", (0, None), (1, 1), (7, 3), (9, 4)))
     assert check_history(history).violations == []
 
 
