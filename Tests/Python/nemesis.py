@@ -16,8 +16,9 @@ To add a fault kind (network partitions with namespaces and veth pairs, clock ju
 injects it, waits, heals it and returns its ``Fault``, and an entry in ``FAULTS``.
 
 For each fault kind a run reports the longest gap between acknowledgements (of writes, compare-and-sets and
-increments, by any client) that overlaps a fault of that kind, up to the next fault. Run as a script (``scripts/chaos
-RUNS SECONDS``), it prints a table per run and exits non-zero when the checker found a violation or could not decide.
+increments, by any client), and the longest a single one waited for its answer, during a fault of that kind or
+after it until the next fault. Run as a script (``scripts/chaos RUNS SECONDS``), it prints a table per run and
+exits non-zero when the checker found a violation or could not decide.
 """
 
 from __future__ import annotations
@@ -230,6 +231,7 @@ FAULTS: dict[str, Callable[[Nemesis], Awaitable[Fault | None]]] = {
     "pause canopy": Nemesis.pause_canopy,
 }
 NO_FAULT = "no fault"
+TABLE_HEADER = f"  {'fault':<22}{'injected':>9}{'longest ack gap':>17}{'longest wait':>16}"
 
 
 @dataclass
@@ -242,7 +244,7 @@ class RunResult:
     report: Report
     faults: list[Fault]
     skipped: list[str]
-    acknowledgements: list[float]
+    answered: list[tuple[float, float]]  # (invoked, answered) of writes, compare-and-sets and increments
     workload_end: float
     indeterminate: int
     problems: list[str] = field(default_factory=list)
@@ -259,30 +261,42 @@ class RunResult:
     def clean(self) -> bool:
         return not self.report.violations and not self.report.unknown_keys
 
+    def _kind_at(self, moment: float) -> str:
+        """The kind of the last fault that began before ``moment``, or ``no fault``. A fault begins only once
+        acknowledgements flow again after the one before, so what ends in its window began just before or during
+        it."""
+        return next((fault.kind for fault in reversed(self.faults) if fault.started < moment), NO_FAULT)
+
     def longest_gaps(self) -> dict[str, float]:
-        """Per fault kind, the longest gap between acknowledgements that ended after a fault of that kind began and
-        before the next one did (or the workload's end); ``no fault``: those that ended before the first fault. A
-        fault begins only once acknowledgements flow again after the one before, so a gap that ends in its window
-        began just before it or during it."""
-        moments = self.acknowledgements + [self.workload_end]
-        starts = [(NO_FAULT, float("-inf"))] + [(fault.kind, fault.started) for fault in self.faults]
-        gaps = {kind: 0.0 for kind, _ in starts}
+        """Per fault kind, the longest gap between acknowledgements (by any client) that ended after a fault of
+        that kind began and before the next one did, or the workload's end."""
+        moments = [answered for _, answered in self.answered] + [self.workload_end]
+        gaps = {NO_FAULT: 0.0} | {fault.kind: 0.0 for fault in self.faults}
         for earlier, later in zip(moments, moments[1:]):
-            kind = next(kind for kind, started in reversed(starts) if started < later)
+            kind = self._kind_at(later)
             gaps[kind] = max(gaps[kind], later - earlier)
         return gaps
 
+    def longest_waits(self) -> dict[str, float]:
+        """Per fault kind, the longest a write, compare-and-set or increment waited for its answer, among those
+        answered in the windows ``longest_gaps`` uses (those that got none are indeterminate)."""
+        waits = {NO_FAULT: 0.0} | {fault.kind: 0.0 for fault in self.faults}
+        for invoked, answered in self.answered:
+            kind = self._kind_at(answered)
+            waits[kind] = max(waits[kind], answered - invoked)
+        return waits
+
     def table(self) -> str:
-        gaps = self.longest_gaps()
+        gaps, waits = self.longest_gaps(), self.longest_waits()
         counts = {kind: sum(1 for fault in self.faults if fault.kind == kind) for kind in gaps}
         lines = [f"{self.report.operations:,} operations checked ({self.indeterminate:,} indeterminate), "
                  f"{self.report.events:,} listener events, {len(self.faults)} faults; "
                  f"{self.violations} violations, {self.lost} lost"
                  + (f", undecided keys: {', '.join(self.report.unknown_keys)}" if self.report.unknown_keys else "")
                  + f"; history {self.history_path}",
-                 f"  {'fault':<22}{'injected':>9}{'longest ack gap':>17}"]
+                 TABLE_HEADER]
         lines += [f"  {kind:<22}{counts[kind] if kind != NO_FAULT else '-':>9}{gaps[kind]:>15.2f} s"
-                  for kind in sorted(gaps, key=lambda kind: (kind == NO_FAULT, kind))]
+                  f"{waits[kind]:>14.2f} s" for kind in sorted(gaps, key=lambda kind: (kind == NO_FAULT, kind))]
         if self.skipped:
             lines.append(f"  skipped (no stream leader within {LEADER_WAIT:g} s): {', '.join(self.skipped)}")
         lines += [f"  problem: {problem}" for problem in self.problems]
@@ -346,7 +360,7 @@ async def run_chaos(binary: Path, directory: Path, seconds: float, seed: int, ki
     report = await asyncio.to_thread(check_history, recorder.history, budget)
     indeterminate = sum(1 for op in recorder.history.operations if op.completed is None)
     result = RunResult(seconds, seed, history_path, report, nemesis.faults, nemesis.skipped,
-                       recorder.acknowledgements(), workload_end, indeterminate, cluster.problems)
+                       recorder.answered(), workload_end, indeterminate, cluster.problems)
     (directory / "faults.json").write_text(json.dumps([asdict(fault) for fault in nemesis.faults], indent=1))
     (directory / "report.txt").write_text(result.table() + "\n")
     return result
@@ -384,17 +398,20 @@ def main(arguments: list[str]) -> int:
 def summary(results: list[RunResult]) -> str:
     """All runs in one table: faults injected and the longest acknowledgement gap per kind, and the totals."""
     gaps: dict[str, float] = {}
+    waits: dict[str, float] = {}
     counts: dict[str, int] = {}
     for result in results:
         for kind, gap in result.longest_gaps().items():
             gaps[kind] = max(gaps.get(kind, 0.0), gap)
+        for kind, wait in result.longest_waits().items():
+            waits[kind] = max(waits.get(kind, 0.0), wait)
         for fault in result.faults:
             counts[fault.kind] = counts.get(fault.kind, 0) + 1
     lines = [f"{len(results)} runs: {sum(r.report.operations for r in results):,} operations checked, "
              f"{sum(len(r.faults) for r in results)} faults, {sum(r.violations for r in results)} violations, "
              f"{sum(r.lost for r in results)} lost, {sum(len(r.report.unknown_keys) for r in results)} undecided keys",
-             f"  {'fault':<22}{'injected':>9}{'longest ack gap':>17}"]
-    lines += [f"  {kind:<22}{counts.get(kind, '-'):>9}{gaps[kind]:>15.2f} s"
+             TABLE_HEADER]
+    lines += [f"  {kind:<22}{counts.get(kind, '-'):>9}{gaps[kind]:>15.2f} s{waits[kind]:>14.2f} s"
               for kind in sorted(gaps, key=lambda kind: (kind == NO_FAULT, kind))]
     return "\n".join(lines)
 

@@ -60,9 +60,10 @@ class Recorder:
         if op.kind != READ and op.completed is not None:
             self.last_acknowledgement = max(self.last_acknowledgement, op.completed)
 
-    def acknowledgements(self) -> list[float]:
-        """When each write, compare-and-set and increment got its answer, in order."""
-        return sorted(op.completed for op in self.history.operations if op.kind != READ and op.completed is not None)
+    def answered(self) -> list[tuple[float, float]]:
+        """When each answered write, compare-and-set and increment was invoked and answered, in answer order."""
+        return sorted(((op.invoked, op.completed) for op in self.history.operations
+                       if op.kind != READ and op.completed is not None), key=lambda times: times[1])
 
 
 class SessionLost(Exception):
