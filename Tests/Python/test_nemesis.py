@@ -1,0 +1,57 @@
+"""Short nemesis runs (nemesis.py) on a real cluster, 3 ``nats-server`` and 3 Canopy nodes: six recording clients
+spread over the nodes read, write, compare-and-set and increment four keys and listen to them while processes are
+killed -9 and restarted or paused (SIGSTOP/SIGCONT); then the history checker must find every key linearizable,
+every listener consistent with one order, no acknowledged write lost and none applied twice.
+
+Sleeps only pace the faults: every verdict comes from the recorded history. The longest gap between
+acknowledgements per fault kind is printed, not asserted (``scripts/chaos`` runs the long suite;
+docs/reliability.md). Skipped when ``nats-server`` is not installed, like test_cluster.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cluster import nats_server_binary
+from conftest import canopy_binary
+from history_checker import LINEARIZABLE
+from nemesis import FaultTiming, RunResult, run_chaos
+from recording_client import COUNTER_KEY, KEYS
+
+pytestmark = pytest.mark.skipif(nats_server_binary() is None,
+                                reason="nats-server is not installed (apt-get install nats-server)")
+SHORT_FAULTS = FaultTiming(down=(1.0, 3.0), pause=(1.0, 5.0), quiet=(1.0, 3.0))
+MIN_OPERATIONS = 500
+
+
+def assert_clean(result: RunResult, kinds: list[str], min_faults: int) -> None:
+    print(result.table())
+    assert result.report.violations == [], result.table()
+    assert result.report.verdicts == {key: LINEARIZABLE for key in KEYS + (COUNTER_KEY,)}, result.table()
+    assert result.problems == [], result.table()
+    assert result.report.operations >= MIN_OPERATIONS and result.report.events > 0, result.table()
+    assert len(result.faults) >= min_faults and {fault.kind for fault in result.faults} <= set(kinds), \
+        result.table()
+
+
+@pytest.mark.timeout(120)
+async def test_canopy_nodes_killed_and_paused(tmp_path):
+    kinds = ["kill canopy", "pause canopy"]
+    result = await run_chaos(canopy_binary(), tmp_path, 25, seed=28, kinds=kinds, timing=SHORT_FAULTS)
+    assert_clean(result, kinds, min_faults=2)
+    assert {fault.kind for fault in result.faults} == set(kinds), result.table()
+
+
+@pytest.mark.timeout(150)
+async def test_nats_servers_killed_and_paused(tmp_path):
+    kinds = ["kill nats leader", "kill nats follower", "pause nats leader", "pause nats follower"]
+    result = await run_chaos(canopy_binary(), tmp_path, 40, seed=2028, kinds=kinds, timing=SHORT_FAULTS)
+    assert_clean(result, kinds, min_faults=3)
+
+
+@pytest.mark.timeout(150)
+async def test_every_fault_kind(tmp_path):
+    kinds = ["kill nats leader", "kill nats follower", "pause nats leader", "pause nats follower", "kill canopy",
+             "pause canopy"]
+    result = await run_chaos(canopy_binary(), tmp_path, 40, seed=20280, kinds=kinds, timing=SHORT_FAULTS)
+    assert_clean(result, kinds, min_faults=3)
