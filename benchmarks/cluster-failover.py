@@ -1,6 +1,7 @@
-"""Failover in cluster mode (issue 15): the longest gap between acknowledged writes when the namespace's JetStream
-stream leader is killed, and when the Canopy node a writer uses is killed, with the count of acknowledged writes
-lost (must be 0). The stream leader is killed twice: wherever JetStream placed it, and after it was moved to the
+"""Failover in cluster mode (issues 15 and 28): the longest gap between acknowledged writes when the namespace's
+JetStream stream leader is killed or stalled (SIGSTOP for --stall-seconds, then SIGCONT, as a long pause or a frozen
+VM would), and when the Canopy node a writer uses is killed, with the count of acknowledged writes lost (must be
+0). The stream leader is killed twice: wherever JetStream placed it, and after it was moved to the
 server that also leads JetStream's metadata (one kill then costs both elections). Real processes on loopback: 3 nats-server (R3 file streams) and 3 Canopy nodes.
 
     .venv/bin/python benchmarks/cluster-failover.py [--binary PATH] [--rounds N]
@@ -10,6 +11,7 @@ Prints one Markdown table row per fault. Uses the test harness in Tests/Python (
 
 import argparse
 import asyncio
+import signal
 import statistics
 import sys
 import tempfile
@@ -42,13 +44,15 @@ async def lost(nodes, ns: str, writer: Writer, timeout: float = 30.0) -> int:
                 stored = model.normalize(rest.value("/")) or {}
             finally:
                 rest.close()
-            missing += sum(1 for i in writer.acked if model.get(stored, f"/w/{writer.name}/{i}") != i)
+            # The writer's children once (a lookup per write from the root copies every level: quadratic).
+            written = model.children_of(model.get(stored, f"/w/{writer.name}"))
+            missing += sum(1 for i in writer.acked if written.get(str(i)) != i)
         if missing == 0 or time.monotonic() > deadline:
             return missing
         await asyncio.sleep(0.2)
 
 
-async def one_round(binary: str, fault: str, round_number: int) -> tuple[float, int]:
+async def one_round(binary: str, fault: str, round_number: int, stall_seconds: float) -> tuple[float, int]:
     directory = Path(tempfile.mkdtemp(prefix="canopy-failover-"))
     ns = f"failover-{fault}-{round_number}"
     with NatsCluster(directory / "nats") as cluster:
@@ -64,11 +68,20 @@ async def one_round(binary: str, fault: str, round_number: int) -> tuple[float, 
                     while writer.acked_since(time.monotonic() - 1) == 0:
                         await asyncio.sleep(0.05)  # writes flow again after the moves
                 killed_at = time.monotonic()
-                if fault in ("stream-leader", "stream-and-meta-leader"):
+                if fault in ("stream-leader", "stream-and-meta-leader", "stream-leader-stall"):
                     leader = stream_leader(cluster, stream_of(ns))
                     print(f"  round {round_number}: stream leader {leader}, JetStream meta leader "
                           f"{cluster.meta_leader()}", file=sys.stderr)
-                    cluster.kill(next(i for i, s in enumerate(cluster.servers) if s.name == leader))
+                    index = next(i for i, s in enumerate(cluster.servers) if s.name == leader)
+                    if fault == "stream-leader-stall":
+                        process = cluster.servers[index].process
+                        process.send_signal(signal.SIGSTOP)
+                        try:
+                            await asyncio.sleep(stall_seconds)
+                        finally:
+                            process.send_signal(signal.SIGCONT)
+                    else:
+                        cluster.kill(index)
                     survivors = nodes
                 else:
                     used = next(node for node in nodes if node.name == writer.nodes_used[-1])
@@ -91,14 +104,17 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=str(Path(__file__).resolve().parent.parent / ".build/release/canopy"))
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--faults", default="stream-leader,stream-and-meta-leader,canopy-node")
+    parser.add_argument("--faults", default="stream-leader,stream-and-meta-leader,stream-leader-stall,canopy-node")
+    parser.add_argument("--stall-seconds", type=float, default=8.0)
     options = parser.parse_args()
     print("| fault | longest gap between acknowledgements (median; rounds) | acknowledged writes lost |")
     print("|---|---|---|")
     for fault in options.faults.split(","):
-        results = [await one_round(options.binary, fault, r) for r in range(options.rounds)]
+        results = [await one_round(options.binary, fault, r, options.stall_seconds) for r in range(options.rounds)]
         gaps = [gap for gap, _ in results]
-        print(f"| kill -9 the {fault.replace('-', ' ')} | {statistics.median(gaps):.2f} s; "
+        what = (f"SIGSTOP the stream leader for {options.stall_seconds:g} s" if fault == "stream-leader-stall"
+                else f"kill -9 the {fault.replace('-', ' ')}")
+        print(f"| {what} | {statistics.median(gaps):.2f} s; "
               f"{', '.join(f'{g:.2f}' for g in gaps)} s | {sum(l for _, l in results)} |", flush=True)
 
 

@@ -7,12 +7,17 @@
 /// rather than field by field from Swift.
 
 /// Connects to any of `servers` (`count` URLs), reconnecting forever with a 250 ms wait, under connection name `name`.
+/// The server is pinged every `pingIntervalMillis`; once `maxPingsOut` pings are unanswered the connection counts as
+/// stale and nats.c reconnects to another server, so a stalled server (alive to TCP, answering nothing) is left as
+/// soon as a dead one would be.
 static inline natsStatus canopy_nats_connect(natsConnection **connection, const char **servers, int count,
-                                             const char *name) {
+                                             const char *name, int64_t pingIntervalMillis, int maxPingsOut) {
     natsOptions *options = NULL;
     natsStatus status = natsOptions_Create(&options);
     if (status == NATS_OK) status = natsOptions_SetServers(options, servers, count);
     if (status == NATS_OK) status = natsOptions_SetName(options, name);
+    if (status == NATS_OK) status = natsOptions_SetPingInterval(options, pingIntervalMillis);
+    if (status == NATS_OK) status = natsOptions_SetMaxPingsOut(options, maxPingsOut);
     if (status == NATS_OK) status = natsOptions_SetMaxReconnect(options, -1);
     if (status == NATS_OK) status = natsOptions_SetReconnectWait(options, 250);
     if (status == NATS_OK) status = natsOptions_SetRetryOnFailedConnect(options, true, NULL, NULL);

@@ -16,10 +16,15 @@ import Glibc
 ///   as the log is open: a write waits while the log is unreachable, as an SDK's writes wait while offline.
 ///   Replicas apply each node's proposals in the node's order whatever order the stream stored them in.
 /// - **Following** is an ordered consumer from the requested position; nats.c delivers on its own thread, one
-///   message at a time.
+///   message at a time. nats.c recreates an ordered consumer that misses its heartbeats, but not always: after a
+///   server stalled and the connection moved, a node's consumer could be gone for good. So the log follows again
+///   from the last position it delivered whenever it knows the stream holds more (a publish acknowledged at a
+///   later position, another node's checkpoint, a reader's question) and nothing came for ``followStallSeconds``.
 public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     /// An unacknowledged append is published again after this long.
     static let retryAfterSeconds = 2.0
+    /// A consumer that delivered nothing this long while the stream is known to hold more is made anew.
+    static let followStallSeconds = 3.0
 
     public var node: String { cluster.node }
     /// The servers' `max_payload`, less room for the message's headers.
@@ -37,6 +42,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     private let pending = Mutex<[String: PendingAppend]>([:])
     private let handles = Mutex(Handles())
     private let deliver = Mutex<(@Sendable (UInt64, [UInt8]) -> Void)?>(nil)
+    private let following = Mutex(FollowProgress())
 
     init(cluster: NATSCluster, namespace: String) {
         self.cluster = cluster
@@ -63,6 +69,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
             guard let closure else { return }
             let log = Unmanaged<JetStreamLog>.fromOpaque(closure).takeUnretainedValue()
             let id = message.map { String(cString: canopy_msg_id($0)) } ?? ""
+            if let ack, error == nil { log.learned(head: ack.pointee.Sequence) }
             log.acknowledged(id: id, succeeded: ack != nil && error == nil)
             natsMsg_Destroy(message)
         }, closure, 4096)
@@ -99,6 +106,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
             }
             var last: UInt64 = 0
             let status = canopy_js_last_sequence(context, stream, &last)
+            if status == NATS_OK { learned(head: last) }
             completion(status == NATS_OK ? .success(last)
                 : .failure(ReplicationError("stream \(stream): \(NATSCluster.text(status))")))
         }
@@ -106,6 +114,10 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
 
     public func follow(after position: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
         self.deliver.withLock { $0 = deliver }
+        following.withLock { progress in
+            progress.delivered = position
+            progress.lastDelivery = Self.now()
+        }
         if let earlier = handles.withLock({ handles in
             defer { handles.subscription = nil }
             return handles.subscription
@@ -123,7 +135,8 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
             let count = Int(natsMsg_GetDataLength(message))
             let payload = natsMsg_GetData(message).map { [UInt8](UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
             natsMsg_Destroy(message)
-            if sequence > 0 { log.deliver.withLock { $0 }?(sequence, payload) }
+            guard sequence > 0 else { return }
+            log.delivered(sequence, payload)
         }, closure)
         if status == NATS_OK { handles.withLock { $0.subscription = created } }
     }
@@ -140,7 +153,10 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     }
 
     public func listenForCheckpoints(_ received: @escaping @Sendable (Checkpoint) -> Void) {
-        let box = Unmanaged.passRetained(CheckpointListener(received)).toOpaque()
+        let box = Unmanaged.passRetained(CheckpointListener { [weak self] checkpoint in
+            self?.learned(head: checkpoint.position)
+            received(checkpoint)
+        }).toOpaque()
         var created: OpaquePointer?
         let status = natsConnection_Subscribe(&created, cluster.connection, checkpointSubject, { _, _, message, closure in
             guard let closure, let message else { return }
@@ -204,7 +220,10 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     private func startRetryTimer() {
         let source = DispatchSource.makeTimerSource(queue: .global())
         source.schedule(deadline: .now() + 0.5, repeating: 0.5)
-        source.setEventHandler { [weak self] in self?.retryOverdue() }
+        source.setEventHandler { [weak self] in
+            self?.retryOverdue()
+            self?.followAgainIfStalled()
+        }
         source.resume()
         handles.withLock { $0.timer = source }
     }
@@ -220,6 +239,43 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
             }
         }
         for append in again.sorted(by: { $0.first < $1.first }) { publish(append.payload, id: append.id) }
+    }
+
+    // MARK: - Following
+
+    /// The consumer delivered `payload` at `sequence` (on nats.c's thread).
+    private func delivered(_ sequence: UInt64, _ payload: [UInt8]) {
+        following.withLock { progress in
+            progress.delivered = max(progress.delivered, sequence)
+            progress.lastDelivery = Self.now()
+        }
+        deliver.withLock { $0 }?(sequence, payload)
+    }
+
+    /// The stream is known to hold `head` (a publish acknowledged there, a checkpoint, a reader's question).
+    private func learned(head: UInt64) {
+        following.withLock { $0.knownHead = max($0.knownHead, head) }
+    }
+
+    /// Follows again from the last position delivered when the stream holds more and the consumer has delivered
+    /// nothing for ``followStallSeconds`` (nats.c's thread-safe calls may wait on the servers: off the timer).
+    private func followAgainIfStalled() {
+        let now = Self.now()
+        let resume: UInt64? = following.withLock { progress in
+            guard !progress.isRefollowing, progress.knownHead > progress.delivered,
+                now - progress.lastDelivery >= Self.followStallSeconds
+            else { return nil }
+            progress.isRefollowing = true
+            return progress.delivered
+        }
+        guard let resume, let deliver = deliver.withLock({ $0 }) else {
+            if resume != nil { following.withLock { $0.isRefollowing = false } }
+            return
+        }
+        DispatchQueue.global().async { [self] in
+            follow(after: resume, deliver: deliver)
+            following.withLock { $0.isRefollowing = false }
+        }
     }
 
     private static func now() -> Double {
@@ -243,6 +299,18 @@ private final class CheckpointListener: Sendable {
     init(_ received: @escaping @Sendable (Checkpoint) -> Void) {
         self.received = received
     }
+}
+
+/// How far a log's consumer got, and what the stream is known to hold beyond it.
+private struct FollowProgress {
+    /// The last position delivered (or the one following started after).
+    var delivered: UInt64 = 0
+    /// When the consumer last delivered (or following started), in seconds of uptime.
+    var lastDelivery = 0.0
+    /// The highest position the stream is known to hold.
+    var knownHead: UInt64 = 0
+    /// Whether a new consumer is being made.
+    var isRefollowing = false
 }
 
 /// An append waiting for its acknowledgement.

@@ -8,8 +8,17 @@ import Glibc
 /// A connection to the NATS servers of a Canopy cluster, shared by every namespace's ``JetStreamLog``.
 ///
 /// nats.c reconnects by itself (to any of the URLs, for ever, every 250 ms), so a server that dies or restarts
-/// costs a pause, not the connection.
+/// costs a pause, not the connection. A server that stalls (a long pause, a frozen VM: its socket stays open and
+/// nothing comes back) is found by pings: after ``maxPingsOut`` unanswered pings, one every ``pingIntervalMillis``,
+/// the connection is stale and nats.c moves to another server, as it would had the server died. Without them
+/// (nats.c's default is a ping every 2 minutes) a stalled server held this node's appends and its log's consumer
+/// for as long as it stalled.
 public final class NATSCluster: @unchecked Sendable {
+    /// How often the server is pinged.
+    static let pingIntervalMillis: Int64 = 1000
+    /// Unanswered pings after which the connection is stale: a stall is left within about 2–3 s.
+    static let maxPingsOut: Int32 = 2
+
     // The connection pointer is set once in `init` and only freed in `deinit`; nats.c is thread-safe.
     let connection: OpaquePointer
     /// This process's name among the log's writers (random per start).
@@ -34,7 +43,8 @@ public final class NATSCluster: @unchecked Sendable {
         defer { for string in cStrings { free(string) } }
         let status = cStrings.withUnsafeMutableBufferPointer { pointers in
             pointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { servers in
-                canopy_nats_connect(&connection, servers.baseAddress, Int32(servers.count), name)
+                canopy_nats_connect(&connection, servers.baseAddress, Int32(servers.count), name,
+                                    Self.pingIntervalMillis, Self.maxPingsOut)
             }
         }
         guard status == NATS_OK, let connection else {
