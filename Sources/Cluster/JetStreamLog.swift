@@ -260,6 +260,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     /// Follows again from the last position delivered when the stream holds more and the consumer has delivered
     /// nothing for ``followStallSeconds`` (nats.c's thread-safe calls may wait on the servers: off the timer).
     private func followAgainIfStalled() {
+        guard let deliver = deliver.withLock({ $0 }) else { return }
         let now = Self.now()
         let resume: UInt64? = following.withLock { progress in
             guard !progress.isRefollowing, progress.knownHead > progress.delivered,
@@ -268,10 +269,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
             progress.isRefollowing = true
             return progress.delivered
         }
-        guard let resume, let deliver = deliver.withLock({ $0 }) else {
-            if resume != nil { following.withLock { $0.isRefollowing = false } }
-            return
-        }
+        guard let resume else { return }
         DispatchQueue.global().async { [self] in
             follow(after: resume, deliver: deliver)
             following.withLock { $0.isRefollowing = false }
