@@ -159,7 +159,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "Gateway", "Authorization", "Rules", "Store", "DataModel", "Wire", "HTTP1", "Primitives", "TestSupport",
-                "Auth", "Transport",
+                "Auth", "Transport", "HTTPServer",
                 "WebSocket", .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

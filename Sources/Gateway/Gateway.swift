@@ -85,12 +85,10 @@ public final class Gateway: Router {
         let coalesce = parameters.coalesceMilliseconds.map { Double(min(max($0, 10), 10_000)) / 1000 }
         let appCheckToken = parameters.appCheckToken ?? request.head.headers["X-Firebase-AppCheck"]
         return .webSocket { [self] webSocket in
-            let channel = WebSocketChannel(webSocket: webSocket)
-            channel.session = WireSession(
-                channel: channel, loop: webSocket.loop, namespace: namespace, services: sessionServices, host: host,
+            WireSession(
+                channel: webSocket, loop: webSocket.loop, namespace: namespace, services: sessionServices, host: host,
                 lastSessionID: parameters.lastSessionID, openedByCrossSitePage: crossSite, coalesceSeconds: coalesce,
                 appCheckToken: appCheckToken)
-            return channel
         }
     }
 

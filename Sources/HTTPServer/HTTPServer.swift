@@ -21,6 +21,10 @@ public final class HTTPServer: @unchecked Sendable {
     private let broadcastHub: BroadcastHub
     private let builtInRoutes: RouteTable<Void>
     let webSocketUpgrade: WebSocketUpgrade
+    /// Water marks, idle timeout and inbound rate limit from the configuration, shared by every connection.
+    let connectionPolicy: ConnectionPolicy
+    /// ``ServerConfiguration/handshakeTimeoutSeconds`` in nanoseconds.
+    let handshakeTimeoutNanoseconds: UInt64
     private var listeners: [Listener] = []
     private let shutdownWork = Mutex<[@Sendable () -> Void]>([])
     private var tlsContext: TLSContext?
@@ -34,6 +38,11 @@ public final class HTTPServer: @unchecked Sendable {
         self.broadcastHub = BroadcastHub(group: group)
         self.builtInRoutes = Self.builtInRoutes(configuration, hub: broadcastHub)
         self.webSocketUpgrade = WebSocketUpgrade(configuration: configuration)
+        self.connectionPolicy = ConnectionPolicy(
+            limits: configuration.outboundLimits,
+            idleTimeoutNanoseconds: MonotonicClock.nanoseconds(fromSeconds: configuration.idleTimeoutSeconds),
+            inboundRateLimit: configuration.inboundRateLimit)
+        self.handshakeTimeoutNanoseconds = MonotonicClock.nanoseconds(fromSeconds: configuration.handshakeTimeoutSeconds)
     }
 
     /// The event loops connections run on.

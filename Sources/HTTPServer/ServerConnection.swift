@@ -10,38 +10,36 @@ import WebSocket
 final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     // Every property is owned by `connection.loop.queue`.
 
-    enum Mode {
-        case http
+    private enum Mode {
+        /// Speaking HTTP, with the parser; it is released when the connection becomes a WebSocket, so that an idle
+        /// WebSocket keeps none of it (the parser is about 200 bytes even with its buffers released).
+        case http(HTTPParserBox)
         case webSocket(WebSocketSession)
         case stream(ResponseStream)
     }
 
+    // The stored properties are ordered by size, so that they pack without padding.
     let connection: Connection
     let server: HTTPServer
     private let tls: TLSSession?
+    private var mode: Mode
     /// Whether plaintext held by ``tls`` already took the connection past its outbound hard limit (reported once).
     private var plaintextOverLimit = false
-    /// Whether the connection speaks TLS.
-    var isEncrypted: Bool { tls != nil }
-    /// The HTTP parser while the connection speaks HTTP; released when it becomes a WebSocket, so that an idle
-    /// WebSocket keeps none of it (the parser is about 200 bytes even with its buffers released).
-    private var http: HTTPParserBox?
-    private var mode = Mode.http
     /// Set while a deferred response is outstanding: later pipelined requests wait in the parser.
     private var awaitingResponse = false
     /// Whether the request being answered is a `HEAD` (its answer goes without the body).
     private var answeringHead = false
-    private let handshakeTimeout: UInt64
+    /// Whether the connection speaks TLS.
+    var isEncrypted: Bool { tls != nil }
+    /// How long a client may take to send a request's head (``ServerConfiguration/handshakeTimeoutSeconds``).
+    private var handshakeTimeout: UInt64 { server.handshakeTimeoutNanoseconds }
 
     init(connection: Connection, server: HTTPServer, tls: TLSSession?) {
         self.connection = connection
         self.server = server
         self.tls = tls
-        http = HTTPParserBox(HTTPRequestParser(limits: server.configuration.httpLimits))
-        self.handshakeTimeout = MonotonicClock.nanoseconds(fromSeconds: server.configuration.handshakeTimeoutSeconds)
-        connection.limits = server.configuration.outboundLimits
-        connection.idleTimeoutNanoseconds = MonotonicClock.nanoseconds(fromSeconds: server.configuration.idleTimeoutSeconds)
-        connection.inboundRateLimit = server.configuration.inboundRateLimit
+        mode = .http(HTTPParserBox(HTTPRequestParser(limits: server.configuration.httpLimits)))
+        connection.policy = server.connectionPolicy
         connection.handshakeDeadline = MonotonicClock.nowNanoseconds() &+ handshakeTimeout
     }
 
@@ -70,8 +68,8 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
 
     private func plaintextReceived(_ bytes: UnsafeRawBufferPointer) {
         switch mode {
-        case .http:
-            http?.parser.feed(bytes)
+        case .http(let http):
+            http.parser.feed(bytes)
             processRequests()
         case .webSocket(let session):
             session.bytesReceived(bytes)
@@ -81,7 +79,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     }
 
     private func processRequests() {
-        while case .http = mode, !awaitingResponse, !connection.isClosed, let event = http?.parser.next() {
+        while case .http(let http) = mode, !awaitingResponse, !connection.isClosed, let event = http.parser.next() {
             switch event {
             case .expectContinue:
                 sendPlaintext(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
@@ -95,8 +93,8 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             }
         }
         // Bytes held back behind an answer still owed are not a slow client: the deadline waits for that answer.
-        if case .http = mode, !awaitingResponse, !connection.isClosed, connection.handshakeDeadline == nil,
-           http?.parser.hasPartialRequest == true
+        if case .http(let http) = mode, !awaitingResponse, !connection.isClosed, connection.handshakeDeadline == nil,
+           http.parser.hasPartialRequest
         {
             connection.handshakeDeadline = MonotonicClock.nowNanoseconds() &+ handshakeTimeout
         }
@@ -134,7 +132,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     private func beginStream(head: HTTPResponseHead, start: @Sendable (ResponseStream) -> Void) {
         let stream = ResponseStream(owner: self)
         mode = .stream(stream)
-        connection.idleTimeoutNanoseconds = 0
+        connection.idleTimeoutSuspended = true
         sendPlaintext(head.encoded())
         start(stream)
     }
@@ -147,13 +145,13 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             respondAndClose(rejection.response, reason: "websocket handshake rejected")
         case .success(let accepted):
             sendPlaintext(accepted.response.encoded())
+            var leftover: [UInt8] = []
+            if case .http(let http) = mode { leftover = http.parser.takeUnparsedBytes() }
             let session = WebSocketSession(owner: self, machine: accepted.machine)
+            // The parser is done with this connection: the mode lets go of it.
             mode = .webSocket(session)
             session.delegate = makeDelegate(session)
             session.delegate?.webSocketSessionDidOpen(session)
-            let leftover = http?.parser.takeUnparsedBytes() ?? []
-            // The parser is done with this connection: drop it, which would otherwise stay with every idle WebSocket.
-            http = nil
             if !leftover.isEmpty { leftover.withUnsafeBytes { session.bytesReceived($0) } }
         }
     }

@@ -13,11 +13,11 @@ public final class WebSocketSession: @unchecked Sendable {
     /// The delegate receiving this session's events.
     public var delegate: (any WebSocketSessionDelegate)?
     /// The loop that owns this session; call every method there.
-    public let loop: EventLoop
+    public var loop: EventLoop { connection.loop }
     /// Connection id (unique in the process), for logs.
-    public let id: UInt64
+    public var id: UInt64 { connection.id }
     /// The peer's address.
-    public let remoteAddress: String
+    public var remoteAddress: String { connection.remoteAddress }
 
     /// Strong while open; released in `transportClosed` to break the cycle with the connection.
     private var owner: ServerConnection?
@@ -26,8 +26,6 @@ public final class WebSocketSession: @unchecked Sendable {
     private let connection: Connection
     private var machine: WebSocketConnectionStateMachine
     private var pingOutstanding = false
-    /// The machine's actions for the message being handled; reused from read to read.
-    private var actions: [WebSocketConnectionStateMachine.Action] = []
     private var closed = false
     /// Whether bytes go to ``connection`` as they are (no TLS); next to the flags above, so it costs no padding.
     private let isPlaintext: Bool
@@ -37,9 +35,6 @@ public final class WebSocketSession: @unchecked Sendable {
         self.connection = owner.connection
         self.isPlaintext = !owner.isEncrypted
         self.machine = machine
-        self.loop = owner.connection.loop
-        self.id = owner.connection.id
-        self.remoteAddress = owner.connection.remoteAddress
     }
 
     /// Unwritten outbound bytes on the connection.
@@ -127,8 +122,9 @@ public final class WebSocketSession: @unchecked Sendable {
     /// messages leave before the close frame of a bad frame behind them.
     func bytesReceived(_ bytes: UnsafeRawBufferPointer) {
         pingOutstanding = false
-        // Emptied when the pass ends too, so that an idle connection keeps no message alive (the capacity stays).
-        defer { actions.removeAll(keepingCapacity: true) }
+        // The machine's actions for the message being handled: reused within the pass, and not kept after it, so
+        // that an idle connection holds no buffer for them.
+        var actions: [WebSocketConnectionStateMachine.Action] = []
         var offset = 0
         while offset < bytes.count, !closed {
             actions.removeAll(keepingCapacity: true)

@@ -22,40 +22,55 @@ public final class Connection: @unchecked Sendable {
     public let loop: EventLoop
     /// The peer's address as text (`127.0.0.1:53312`, `[::1]:53312`).
     public let remoteAddress: String
+    // The stored properties are ordered by size, so that they pack without padding: an idle connection pays for
+    // every byte here.
+
     /// The protocol layer receiving this connection's events; cleared on close.
     public var handler: (any ConnectionHandler)?
-    /// Outbound water marks.
-    public var limits = OutboundLimits()
-    /// Close (or notify the handler) after this long without reading anything; 0 disables it.
-    public var idleTimeoutNanoseconds: UInt64 = 0
-    /// How fast the peer may send; `nil`: as fast as it likes. Set before ``start()``.
-    public var inboundRateLimit: InboundRateLimit? {
-        didSet { inboundBucket = inboundRateLimit.map { InboundBucket(limit: $0, now: MonotonicClock.nowNanoseconds()) } }
+    /// Water marks, idle timeout and inbound rate limit, shared with the server's other connections. Set before
+    /// ``start()``.
+    public var policy = ConnectionPolicy.standard {
+        didSet {
+            inboundBucket = policy.inboundRateLimit.map { InboundBucket(limit: $0, now: MonotonicClock.nowNanoseconds()) }
+        }
     }
-    /// A deadline (monotonic ns) the upper layer sets while a handshake is in progress; passing it
-    /// closes the connection with `.handshakeTimeout`. `nil` when no handshake is pending.
-    public var handshakeDeadline: UInt64?
-
     /// Called once the descriptor is closed, on the loop (used for live-connection accounting).
     var onRelease: (@Sendable () -> Void)?
-
-    private let fd: Int32
     private var outbound = OutboundQueue()
-    /// The readiness the poller watches for (`EPOLLIN`, `EPOLLOUT`); nil until ``start()``.
-    private var registeredEvents: UInt32?
+    private var lastReadNanoseconds: UInt64
+    /// ``handshakeDeadline``, 0 for none (an optional would take 16 bytes).
+    private var handshakeDeadlineNanoseconds: UInt64 = 0
+    /// When a connection closing after its last flush is closed anyway (monotonic ns), 0 for none.
+    private var lingerDeadlineNanoseconds: UInt64 = 0
+    private var inboundBucket: InboundBucket?
+    private var closeAfterFlushReason: CloseReason?
+    private let fd: Int32
+    /// The readiness the poller watches for (`EPOLLIN`, `EPOLLOUT`); ``unregistered`` before ``start()`` and after
+    /// closing (an optional would take a byte more, and the connection's allocation 16 more).
+    private var registeredEvents = Connection.unregistered
+    /// Whether the policy's idle timeout is set aside (a streaming response keeps the connection busy itself).
+    public var idleTimeoutSuspended = false
     private var waitingForWritable = false
     private var readSuspended = false
     private var readPausedByUser = false
-    private var inboundBucket: InboundBucket?
     private var flushQueuedFlag = false
     private var aboveLowWater = false
     private var overLimitReported = false
-    private var lastReadNanoseconds: UInt64
-    private var closeAfterFlushReason: CloseReason?
-    private var lingerDeadline: UInt64?
     private(set) public var isClosed = false
 
+    /// Outbound water marks (the policy's).
+    public var limits: OutboundLimits { policy.limits }
+
+    /// A deadline (monotonic ns) the upper layer sets while a handshake is in progress; passing it
+    /// closes the connection with `.handshakeTimeout`. `nil` when no handshake is pending.
+    public var handshakeDeadline: UInt64? {
+        get { handshakeDeadlineNanoseconds == 0 ? nil : handshakeDeadlineNanoseconds }
+        set { handshakeDeadlineNanoseconds = newValue.map { max($0, 1) } ?? 0 }
+    }
+
     private static let ids = AtomicCounter()
+    /// ``registeredEvents`` when the descriptor is not registered: a mask the connection never asks for.
+    private static let unregistered = UInt32.max
 
     init(fd: Int32, loop: EventLoop, remoteAddress: String) {
         self.id = Connection.ids.increment() + 1
@@ -99,7 +114,8 @@ public final class Connection: @unchecked Sendable {
 
     /// Registers the readiness this connection now needs, when it changed (before ``start()`` it is only noted).
     private func updatePollerInterest() {
-        guard !isClosed, let registered = registeredEvents else { return }
+        let registered = registeredEvents
+        guard !isClosed, registered != Connection.unregistered else { return }
         let wanted = wantedEvents
         if wanted != registered {
             registeredEvents = wanted
@@ -129,7 +145,9 @@ public final class Connection: @unchecked Sendable {
             }
             budget -= count
             lastReadNanoseconds = MonotonicClock.nowNanoseconds()
-            if inboundBucket?.take(count, now: lastReadNanoseconds) == true { updateReadInterest() }
+            if let limit = policy.inboundRateLimit, inboundBucket?.take(count, now: lastReadNanoseconds, limit: limit) == true {
+                updateReadInterest()
+            }
             handler?.connection(self, didRead: UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]))
             // A short read drained the socket: skip the read that would only return EAGAIN (one system call per
             // event saved). Bytes arriving later are reported again (level-triggered).
@@ -249,7 +267,7 @@ public final class Connection: @unchecked Sendable {
         loop.assertInLoop()
         guard !isClosed else { return }
         closeAfterFlushReason = reason
-        lingerDeadline = MonotonicClock.nowNanoseconds() &+ lingerNanoseconds
+        lingerDeadlineNanoseconds = max(MonotonicClock.nowNanoseconds() &+ lingerNanoseconds, 1)
         updateReadInterest()
         if outbound.isEmpty { close(reason: reason) } else { flushNow() }
     }
@@ -261,8 +279,8 @@ public final class Connection: @unchecked Sendable {
         guard !isClosed else { return }
         isClosed = true
         loop.unregister(self)
-        if registeredEvents != nil { loop.poller.remove(fd) }
-        registeredEvents = nil
+        if registeredEvents != Connection.unregistered { loop.poller.remove(fd) }
+        registeredEvents = Connection.unregistered
         let handler = self.handler
         self.handler = nil
         handler?.connectionDidClose(self, reason: reason)
@@ -274,17 +292,17 @@ public final class Connection: @unchecked Sendable {
     // MARK: - Deadlines
 
     func checkDeadlines(now: UInt64) {
-        if let deadline = lingerDeadline, now >= deadline {
+        if lingerDeadlineNanoseconds != 0, now >= lingerDeadlineNanoseconds {
             close(reason: closeAfterFlushReason ?? .slowConsumer)
             return
         }
-        if let deadline = handshakeDeadline, now >= deadline {
+        if handshakeDeadlineNanoseconds != 0, now >= handshakeDeadlineNanoseconds {
             close(reason: .handshakeTimeout)
             return
         }
-        if inboundBucket?.isEmpty == true {
-            inboundBucket?.refill(now: now)
-            if inboundBucket?.isThrottledTooLong(now: now) == true {
+        if inboundBucket?.isEmpty == true, let limit = policy.inboundRateLimit {
+            inboundBucket?.refill(now: now, limit: limit)
+            if inboundBucket?.isThrottledTooLong(now: now, limit: limit) == true {
                 if let handler { handler.connectionDidExceedInboundRate(self) } else { close(reason: .inboundRateExceeded) }
                 return
             }
@@ -292,7 +310,8 @@ public final class Connection: @unchecked Sendable {
             // Waiting for the bucket is not idleness.
             lastReadNanoseconds = now
         }
-        if idleTimeoutNanoseconds > 0, now &- lastReadNanoseconds >= idleTimeoutNanoseconds {
+        let idleTimeout = policy.idleTimeoutNanoseconds
+        if idleTimeout > 0, !idleTimeoutSuspended, now &- lastReadNanoseconds >= idleTimeout {
             lastReadNanoseconds = now
             if let handler { handler.connectionDidBecomeIdle(self) } else { close(reason: .idleTimeout) }
         }

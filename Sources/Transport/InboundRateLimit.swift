@@ -19,16 +19,16 @@ public struct InboundRateLimit: Sendable, Equatable {
     }
 }
 
-/// A connection's inbound bucket: owned by the connection's loop.
+/// A connection's inbound bucket, filled by its policy's ``InboundRateLimit`` (passed in, not kept: a copy per
+/// connection would cost every idle one): owned by the connection's loop.
 struct InboundBucket {
-    let limit: InboundRateLimit
     private var tokens: Double
     private var refilledAt: UInt64
-    /// When the connection was first throttled without its socket draining since; `nil` when not throttled.
-    private(set) var throttledSince: UInt64?
+    /// When the connection was first throttled without its socket draining since; 0 when not throttled (an
+    /// optional would take 8 more bytes of every connection).
+    private var throttledSince: UInt64 = 0
 
     init(limit: InboundRateLimit, now: UInt64) {
-        self.limit = limit
         tokens = Double(limit.burstBytes)
         refilledAt = now
     }
@@ -37,28 +37,28 @@ struct InboundBucket {
     var isEmpty: Bool { tokens < 0 }
 
     /// Takes `count` bytes read at `now`; returns `true` when the bucket ran dry.
-    mutating func take(_ count: Int, now: UInt64) -> Bool {
-        refill(now: now)
+    mutating func take(_ count: Int, now: UInt64, limit: InboundRateLimit) -> Bool {
+        refill(now: now, limit: limit)
         tokens -= Double(count)
         guard tokens < 0 else { return false }
-        if throttledSince == nil { throttledSince = now }
+        if throttledSince == 0 { throttledSince = max(now, 1) }
         return true
     }
 
     /// Everything the peer sent was read: whatever it overdrew, it is not flooding (it waits, reading pauses until
     /// the bucket refills, but that does not count towards closing it).
     mutating func socketDrained() {
-        throttledSince = nil
+        throttledSince = 0
     }
 
     /// Whether, at `now`, the connection has been throttled too long without its socket draining.
-    func isThrottledTooLong(now: UInt64) -> Bool {
-        guard let since = throttledSince else { return false }
-        return now &- since >= limit.maxThrottledNanoseconds
+    func isThrottledTooLong(now: UInt64, limit: InboundRateLimit) -> Bool {
+        guard throttledSince != 0 else { return false }
+        return now &- throttledSince >= limit.maxThrottledNanoseconds
     }
 
     /// Adds what the time up to `now` earned.
-    mutating func refill(now: UInt64) {
+    mutating func refill(now: UInt64, limit: InboundRateLimit) {
         if now > refilledAt {
             tokens = min(Double(limit.burstBytes), tokens + Double(now - refilledAt) / 1e9 * Double(limit.bytesPerSecond))
         }

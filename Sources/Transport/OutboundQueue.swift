@@ -12,26 +12,32 @@ import Glibc
 /// connection holds at most ``keptCapacity`` slots. Owned by the connection's loop.
 struct OutboundQueue: ~Copyable {
     /// Slots of the first ring.
-    static let initialCapacity = 2
+    static let initialCapacity: Int32 = 2
     /// A drained ring up to this many slots is kept; a larger one is freed.
-    static let keptCapacity = 64
+    static let keptCapacity: Int32 = 64
 
+    // The ring's positions and the head's offset are 32-bit, so the queue takes 32 bytes of every connection: a
+    // queue holds far fewer than 2^31 chunks (its connection is cut off at the hard limit, 8 MiB by default), and
+    // a chunk is one message, far below 2 GiB.
     private var slots: UnsafeMutablePointer<Unmanaged<ByteChunk>>?
     /// A power of two (or 0 before the first chunk).
-    private var capacity = 0
+    private var capacity: Int32 = 0
     /// Position of the front chunk.
-    private var head = 0
-    private var count = 0
+    private var head: Int32 = 0
+    private var count: Int32 = 0
     /// Bytes of the first chunk already written.
-    private(set) var headOffset = 0
+    private var writtenOfHead: Int32 = 0
     /// Unwritten bytes in the queue.
     private(set) var pendingBytes = 0
+
+    /// Bytes of the first chunk already written.
+    var headOffset: Int { Int(writtenOfHead) }
 
     init() {}
 
     deinit {
         if let slots {
-            for index in 0..<count { slots[(head + index) & (capacity - 1)].release() }
+            for index in 0..<count { slots[Int((head + index) & (capacity - 1))].release() }
             slots.deallocate()
         }
     }
@@ -42,7 +48,7 @@ struct OutboundQueue: ~Copyable {
     /// applies to this backlog, so one large message (a 16 MiB echo) never trips it by itself.
     var backlogBytes: Int {
         guard let slots, count > 0 else { return 0 }
-        return pendingBytes - (slots[head].takeUnretainedValue().count - headOffset)
+        return pendingBytes - (slots[Int(head)].takeUnretainedValue().count - headOffset)
     }
 
     /// Queues `chunk` (retained until written).
@@ -51,7 +57,7 @@ struct OutboundQueue: ~Copyable {
         guard size > 0 else { return }
         if count == capacity { grow() }
         guard let slots else { return }
-        slots[(head + count) & (capacity - 1)] = Unmanaged.passRetained(chunk)
+        slots[Int((head + count) & (capacity - 1))] = Unmanaged.passRetained(chunk)
         count += 1
         pendingBytes += size
     }
@@ -59,9 +65,9 @@ struct OutboundQueue: ~Copyable {
     /// Fills `iovecs` from the front of the queue and returns how many entries were used.
     func fill(_ iovecs: UnsafeMutablePointer<iovec>, capacity limit: Int) -> Int {
         guard let slots else { return 0 }
-        let used = min(count, limit)
+        let used = min(Int(count), limit)
         for index in 0..<used {
-            let chunk = slots[(head + index) & (capacity - 1)].takeUnretainedValue()
+            let chunk = slots[(Int(head) + index) & (Int(capacity) - 1)].takeUnretainedValue()
             let skip = index == 0 ? headOffset : 0
             iovecs[index] = iovec(
                 iov_base: UnsafeMutableRawPointer(mutating: chunk.baseAddress + skip), iov_len: chunk.count - skip)
@@ -75,17 +81,17 @@ struct OutboundQueue: ~Copyable {
         var remaining = written
         pendingBytes -= written
         while remaining > 0, count > 0 {
-            let front = slots[head]
+            let front = slots[Int(head)]
             let left = front.takeUnretainedValue().count - headOffset
             guard remaining >= left else {
-                headOffset += remaining
+                writtenOfHead += Int32(truncatingIfNeeded: remaining)
                 return
             }
             remaining -= left
             front.release()
             head = (head + 1) & (capacity - 1)
             count -= 1
-            headOffset = 0
+            writtenOfHead = 0
         }
         if count == 0 { drained() }
     }
@@ -93,9 +99,9 @@ struct OutboundQueue: ~Copyable {
     /// Drops every chunk not yet started, keeping a partly written head so framing stays intact.
     mutating func discardUnstarted() {
         guard let slots else { return }
-        let keep = count > 0 && headOffset > 0 ? 1 : 0
+        let keep: Int32 = count > 0 && writtenOfHead > 0 ? 1 : 0
         for index in keep..<count {
-            let chunk = slots[(head + index) & (capacity - 1)]
+            let chunk = slots[Int((head + index) & (capacity - 1))]
             pendingBytes -= chunk.takeUnretainedValue().count
             chunk.release()
         }
@@ -106,9 +112,9 @@ struct OutboundQueue: ~Copyable {
     /// Doubles the ring (allocating the first one), keeping the chunks in order from slot 0.
     private mutating func grow() {
         let newCapacity = capacity == 0 ? Self.initialCapacity : capacity * 2
-        let grown = UnsafeMutablePointer<Unmanaged<ByteChunk>>.allocate(capacity: newCapacity)
+        let grown = UnsafeMutablePointer<Unmanaged<ByteChunk>>.allocate(capacity: Int(newCapacity))
         if let slots {
-            for index in 0..<count { grown[index] = slots[(head + index) & (capacity - 1)] }
+            for index in 0..<count { grown[Int(index)] = slots[Int((head + index) & (capacity - 1))] }
             slots.deallocate()
         }
         slots = grown
@@ -119,7 +125,7 @@ struct OutboundQueue: ~Copyable {
     /// Everything was written: keep a small ring for the next pass, free a large one.
     private mutating func drained() {
         head = 0
-        headOffset = 0
+        writtenOfHead = 0
         if capacity > Self.keptCapacity {
             slots?.deallocate()
             slots = nil

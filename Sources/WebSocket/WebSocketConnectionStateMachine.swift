@@ -49,14 +49,13 @@ public struct WebSocketConnectionStateMachine {
         case closeConnection(WebSocketClosure)
     }
 
-    /// This end's role.
-    public let role: Role
+    // The stored properties are ordered by size, so that they pack without padding: every open connection holds
+    // one machine.
+
     /// Receive limits; exceeding one fails the connection with 1009.
     public let limits: WebSocketLimits
     /// The negotiated per-message extension, if any; RSV1 is accepted only when present.
     public let codec: (any WebSocketMessageCodec)?
-    /// Close-handshake state.
-    public private(set) var state: State = .open
 
     // MARK: Frame parsing state
 
@@ -67,16 +66,20 @@ public struct WebSocketConnectionStateMachine {
 
     // MARK: Message reassembly state (stored unwrapped so appends never copy the buffer)
 
+    /// Payload of the message in progress (decompressed).
+    private var messagePayload: [UInt8] = []
+    /// Payload of the control frame in progress (at most 125 bytes).
+    private var controlPayload: [UInt8] = []
+    /// Validator for a text message in progress.
+    private var utf8 = UTF8Validator()
     /// Kind of the data message in progress, or `nil` between messages.
     private var messageKind: MessageKind?
     /// Whether the message in progress is compressed (RSV1 on its first frame).
     private var messageIsCompressed = false
-    /// Payload of the message in progress (decompressed).
-    private var messagePayload: [UInt8] = []
-    /// Validator for a text message in progress.
-    private var utf8 = UTF8Validator()
-    /// Payload of the control frame in progress (at most 125 bytes).
-    private var controlPayload: [UInt8] = []
+    /// This end's role.
+    public let role: Role
+    /// Close-handshake state.
+    public private(set) var state: State = .open
 
     /// Largest piece of masked compressed payload unmasked at once on the stack before inflating.
     private static let unmaskChunkBytes = 4096

@@ -75,8 +75,9 @@ final class TestListener {
         setUp: @escaping @Sendable (Connection) -> Void
     ) throws {
         group = EventLoopGroup(count: loops)
+        let policy = ConnectionPolicy(limits: limits)
         listener = try Listener(address: SocketAddress(host: "127.0.0.1", port: 0), group: group) { connection in
-            connection.limits = limits
+            connection.policy = policy
             setUp(connection)
         }
         listener.start()

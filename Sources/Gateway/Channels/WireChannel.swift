@@ -1,7 +1,7 @@
 import HTTPServer
 import Primitives
 
-/// What carries one ``WireSession`` to its client: a WebSocket (``WebSocketChannel``), a long-poll channel
+/// What carries one ``WireSession`` to its client: its own WebSocket (``WebSocketSession``), a long-poll channel
 /// (``LongPollChannel``), a WebSocket that took over a long-poll session (``UpgradedWebSocketChannel``), or a test's
 /// recording.
 ///

@@ -33,7 +33,7 @@ public struct ConnectionSummary: Sendable {
         case .user(let user): auth = user.ruleVariable
         case .override(let variable): auth = variable ?? .null
         }
-        listens = session.listens.values.sorted { $0.path.description < $1.path.description }.map { subscription in
+        listens = session.listens.subscriptions.sorted { $0.path.description < $1.path.description }.map { subscription in
             Listen(path: subscription.path.description, query: subscription.queryObject)
         }
     }

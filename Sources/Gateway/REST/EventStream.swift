@@ -54,7 +54,7 @@ final class EventStream: ViewSubscriber, @unchecked Sendable {
         gateway.metrics.streamsOpened.increment()
         let view = namespace.acquireView(at: path, query: query, metrics: gateway.metrics)
         let subscription = Subscription(
-            subscriber: self, view: view, format: .eventStream, path: path,
+            subscriber: self, view: view, format: .eventStream,
             filter: query.loadsAllData ? nil : query, queryObject: nil, loop: loop)
         self.subscription = subscription
         let initial = InitialRequest(subscription: subscription, requestNumber: 0, hash: nil, warnings: [])

@@ -16,13 +16,12 @@ extension WireSession {
     func recheckListens() {
         guard !listens.isEmpty else { return }
         let gate = rulesGate
-        let current = Array(listens)
+        let current = listens.subscriptions
         namespace.store.inOrder { [self] snapshot in
-            let revoked = current.filter { !gate.mayRead($0.value.path, query: $0.value.filter, in: snapshot) }
+            let revoked = current.filter { !gate.mayRead($0.path, query: $0.filter, in: snapshot) }
             guard !revoked.isEmpty else { return }
             loop.execute {
-                for (key, subscription) in revoked where self.listens[key] === subscription {
-                    self.listens[key] = nil
+                for subscription in revoked where self.listens.remove(subscription) {
                     self.detach(subscription)
                     self.send(.listenRevoked(path: subscription.path, query: subscription.queryObject))
                 }

@@ -20,10 +20,13 @@ import Wire
 /// published, so a writer's own listens see its write before its `ok` (§6.8). Everything mutable here belongs to
 /// ``loop``, except ``onDisconnect``, which only the namespace's sequencer touches (behind a mutex).
 final class WireSession: ViewSubscriber, @unchecked Sendable {
+    // The stored properties are ordered by size, so that they pack without padding: every idle connection holds a
+    // session.
+
     /// The session id sent in the hello; clients send it back as `ls` when they reconnect.
     let sessionID: String
-    /// What carries the session now: a WebSocket or a long-poll channel (replaced once when a long-poll session
-    /// moves to a WebSocket, long-polling.md §7).
+    /// What carries the session now: its own WebSocket or a long-poll channel (replaced once when a long-poll
+    /// session moves to a WebSocket, long-polling.md §7).
     var channel: any WireChannel {
         didSet { directWebSocket = channel.webSocketForFanOut.map(Unmanaged.passUnretained) }
     }
@@ -34,68 +37,53 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     /// What the session needs from the server.
     let services: SessionServices
     let loop: EventLoop
-    private let host: String
-    private let lastSessionID: String?
-    /// Whether another site's web page opened the connection (``CrossSiteRequest``): it may not use the admin
-    /// credential.
-    let openedByCrossSitePage: Bool
-    /// `coalesce=MS`: each listen gets at most one push per this many seconds, its view's latest data.
-    private let coalesceSeconds: Double?
-    /// Whether the next poll of the listens is scheduled.
-    private var pollScheduled = false
-    /// Paces `auth` requests (``SessionLimits/maxAuthAttemptsPerSecond``).
-    private var authAttempts: TokenBucket
+    /// What ``open()`` needs and nothing after it: released once the session opened.
+    private var opening: SessionOpening?
     /// Requests received and not answered yet (``SessionLimits/maxOutstandingRequests``).
     /// From half the limit on, the socket is not read until answers bring them down to a quarter, so a pipelining
     /// client is slowed; only requests that arrived in what was already read can pass the limit and be refused.
     private var outstandingRequests = 0
-    private var readingPausedForAnswers = false
-    /// Copied from the limits: read once per push delivery.
-    private let conflationThresholdBytes: Int
-    let metrics: GatewayMetrics
-
     /// Writes of the current read pass not yet submitted, and their request numbers.
     private var pendingWrites: [StoreWrite] = []
     private var pendingWriteRequests: [Int] = []
-    var listens: [ListenKey: Subscription] = [:]
-    /// The onDisconnect operations, changed only in sequencer tasks, so registrations take effect in order.
-    private let onDisconnect = Mutex(OnDisconnectQueue())
     /// Listens whose pushes are being skipped until the connection drains.
     private var conflated: [Subscription] = []
-    /// Who the client is (``WireSession+Auth``).
-    var identity = ConnectionIdentity.unauthenticated
-    /// Bumped whenever the identity changes, so a pending expiry of an older credential does nothing.
-    var identityGeneration = 0
-    /// Requests that arrived while an `auth` or `appcheck` waited for signing keys being fetched; they run in
-    /// order once it is answered (``WireSession+Auth``). `nil` while nothing waits.
-    var heldRequests: [ClientRequest]?
-    /// The App Check token presented in the URL or a header, checked when the session opens.
-    let initialAppCheckToken: String?
-    /// What the connection's App Check token is worth (``WireSession+AppCheck``).
-    var appCheck = AppCheckStanding.none
-    /// Bumped whenever the App Check token changes, so a pending expiry of an older one does nothing.
-    var appCheckGeneration = 0
-    /// Whether a data request without a valid App Check token was logged yet (once per connection).
-    var appCheckMissingLogged = false
+    /// The credentials' state, once the client used any (``credentials``).
+    var credentialsIfMade: SessionCredentials?
+    /// Reassembles the client's split messages when the channel is the session's own WebSocket
+    /// (``WebSocketSession+WireChannel``).
+    var assembler = FrameAssembler()
+    /// The onDisconnect operations, changed only in sequencer tasks, so registrations take effect in order.
+    private let onDisconnect = Mutex(OnDisconnectQueue())
+    /// `coalesce=MS`: each listen gets at most one push per this many milliseconds, its view's latest data; 0
+    /// when each push goes out as it comes.
+    private let coalesceMilliseconds: UInt16
+    var listens = ListenTable()
+    /// Whether the next poll of the listens is scheduled.
+    private var pollScheduled = false
+    private var readingPausedForAnswers = false
+    /// Whether another site's web page opened the connection (``CrossSiteRequest``): it may not use the admin
+    /// credential.
+    let openedByCrossSitePage: Bool
+
+    /// The gateway's metrics.
+    var metrics: GatewayMetrics { services.metrics }
+    /// `coalesce=MS` in seconds, `nil` when each push goes out as it comes.
+    private var coalesceSeconds: Double? { coalesceMilliseconds == 0 ? nil : Double(coalesceMilliseconds) / 1000 }
 
     init(channel: any WireChannel, loop: EventLoop, namespace: Namespace, services: SessionServices, host: String,
          lastSessionID: String?, openedByCrossSitePage: Bool, coalesceSeconds: Double? = nil,
          sessionID: String = SessionID.make(), appCheckToken: String? = nil)
     {
-        initialAppCheckToken = appCheckToken.flatMap { $0.isEmpty ? nil : $0 }
+        opening = SessionOpening(host: host, lastSessionID: lastSessionID,
+                                 appCheckToken: appCheckToken.flatMap { $0.isEmpty ? nil : $0 })
         self.channel = channel
         directWebSocket = channel.webSocketForFanOut.map(Unmanaged.passUnretained)
         self.openedByCrossSitePage = openedByCrossSitePage
-        self.coalesceSeconds = coalesceSeconds
-        let authRate = Double(services.limits.maxAuthAttemptsPerSecond)
-        authAttempts = TokenBucket(rate: authRate, burst: authRate)
+        coalesceMilliseconds = coalesceSeconds.map { UInt16(min(max($0 * 1000, 1), Double(UInt16.max))) } ?? 0
         self.namespace = namespace
         self.services = services
         self.loop = loop
-        self.host = host
-        self.lastSessionID = lastSessionID
-        conflationThresholdBytes = services.limits.conflationThresholdBytes
-        metrics = services.metrics
         self.sessionID = sessionID
     }
 
@@ -103,23 +91,26 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
 
     /// The channel is ready: the session starts with the hello.
     func open() {
+        guard let opening else { return }
+        self.opening = nil
         services.directory.add(self)
         metrics.sessions.increment()
-        if let lastSessionID, let previous = services.directory.session(withID: lastSessionID), previous !== self {
+        if let lastSessionID = opening.lastSessionID, let previous = services.directory.session(withID: lastSessionID), previous !== self {
             // The client reconnected while its old socket still looks open (half-open TCP): end the old session
             // so its onDisconnect writes run now rather than at its idle timeout (§4.2).
             previous.loop.execute { previous.channel.close(code: 1000, reason: "replaced by a new session") }
         }
-        if let initialAppCheckToken { presentAppCheck(initialAppCheckToken, request: nil) }
+        if let appCheckToken = opening.appCheckToken { presentAppCheck(appCheckToken, request: nil) }
         // Clients send nothing before the hello; it waits until this node holds everything the cluster acknowledged
         // (at once on a single node), so a client that moved here from another node never goes back in time.
         let loop = self.loop
-        namespace.store.awaitLogHead(resumingOn: { loop.execute($0) }) { [self] in sendHandshake() }
+        let host = opening.host
+        namespace.store.awaitLogHead(resumingOn: { loop.execute($0) }) { [self] in sendHandshake(host: host) }
         // A namespace that failed to load before this session was listed: the gateway's sweep missed it.
         if namespace.store.hasFailed { closeForUnavailableNamespace() }
     }
 
-    private func sendHandshake() {
+    private func sendHandshake(host: String) {
         send(.handshake(Handshake(timestamp: Int(services.clock()), host: host, sessionID: sessionID)))
     }
 
@@ -160,7 +151,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     /// `coalesce=MS`: sends each listen whose view moved on since its last push the view's latest data; runs every
     /// interval while the connection has listens, and before any answer.
     private func pollLatest() {
-        for subscription in listens.values where subscription.isActive {
+        for subscription in listens.subscriptions where subscription.isActive {
             guard let latest = subscription.view.latest(), latest.sequence > subscription.deliveredThrough else {
                 continue
             }
@@ -179,7 +170,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
             pollScheduled = false
             guard !channel.isClosed, !listens.isEmpty else { return }
             // Views only polled hold no data between polls: load them at this place in the namespace's order.
-            let views = listens.values.map(\.view)
+            let views = listens.subscriptions.map(\.view)
             namespace.store.inOrder { snapshot in
                 for view in views { view.loadIfNeeded(from: snapshot) }
                 self.loop.execute { [self] in
@@ -209,10 +200,10 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     func closed() {
         submitWrites()
         services.directory.remove(self)
-        for subscription in listens.values { detach(subscription) }
+        for subscription in listens.subscriptions { detach(subscription) }
         listens.removeAll()
         conflated.removeAll()
-        identityGeneration += 1
+        credentialsIfMade?.identityGeneration += 1
         let metrics = self.metrics
         let logger = services.logger
         let store = namespace.store
@@ -257,8 +248,8 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
                     """))
                 return
             }
-            if heldRequests != nil {
-                heldRequests?.append(request)
+            if credentialsIfMade?.heldRequests != nil {
+                credentialsIfMade?.heldRequests?.append(request)
                 return
             }
             perform(request.action, request: request.number)
@@ -279,7 +270,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
         case .unappCheck:
             dropAppCheck(request: request)
         case .auth(let auth):
-            guard authAttempts.take(now: services.monotonicNanoseconds()) else {
+            guard credentials.authAttempts.take(now: services.monotonicNanoseconds()) else {
                 metrics.refusedAuths.increment()
                 let limit = services.limits.maxAuthAttemptsPerSecond
                 send(.failure(request, status: .limitExceeded,
@@ -301,7 +292,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
             }
             self.listen(listen, request: request)
         case .unlisten(let unlisten):
-            if let subscription = listens.removeValue(forKey: unlisten.key) { detach(subscription) }
+            if let subscription = listens.remove(unlisten.key) { detach(subscription) }
             send(.ok(request))
         case .put(let put):
             write(.set(put.target, put.value, expectedHash: put.hash), request: request)
@@ -425,13 +416,13 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     // MARK: - Listens
 
     private func listen(_ listen: ListenRequest, request: Int) {
-        if let previous = listens.removeValue(forKey: listen.key) { detach(previous) }
+        if let previous = listens.remove(listen.key) { detach(previous) }
         let view = namespace.acquireView(at: listen.path, query: listen.viewQuery, metrics: metrics)
         let subscription = Subscription(
-            subscriber: self, view: view, format: .wire(tag: listen.tag), path: listen.path,
+            subscriber: self, view: view, format: .wire(tag: listen.tag),
             filter: listen.tag == nil ? nil : listen.query, queryObject: listen.tag == nil ? nil : listen.queryObject,
             loop: loop, pollsLatest: coalesceSeconds != nil)
-        listens[listen.key] = subscription
+        listens.insert(subscription)
         schedulePolling()
         services.directory.listensChanged(by: 1)
         metrics.listens.increment()
@@ -441,10 +432,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
         namespace.subscribe(subscription, rulesGate: rulesGate, request: initial) { [self] in
             // Refused at its place in the order: the listen ends without having been served.
             subscription.isActive = false
-            if listens[listen.key] === subscription {
-                listens[listen.key] = nil
-                services.directory.listensChanged(by: -1)
-            }
+            if listens.remove(subscription) { services.directory.listensChanged(by: -1) }
             deny(request)
         }
     }
@@ -462,7 +450,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
         let subscription = request.subscription
         if subscription.isActive, request.hash == nil || request.hash != Store.hash(of: data) {
             guard sendPush(EncodedPush(path: subscription.path, data: data), tag: subscription.tag) else {
-                listens[ListenKey(path: subscription.path, tag: subscription.tag)] = nil
+                listens.remove(subscription)
                 detach(subscription)
                 send(.failure(request.requestNumber, status: .tooBig, message: ResponseStatus.tooBigMessage))
                 return
@@ -481,7 +469,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
             metrics.pushesConflated.increment()
             return false
         }
-        let threshold = conflationThresholdBytes
+        let threshold = services.limits.conflationThresholdBytes
         // Output is flushed at the end of the loop's pass, so a burst of pushes can pile up even for a reader that
         // keeps up: over the threshold, see what the transport takes before deciding the peer is behind.
         if let direct = directWebSocket {
@@ -625,5 +613,19 @@ enum SessionID {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<length).map { _ in alphabet[Int(generator.next(upperBound: UInt32(alphabet.count)))] }
         return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// What a wire session needs only to open (``WireSession/open()``): the hello's host, the previous session to
+/// replace, and the App Check token of the URL or a header.
+private final class SessionOpening {
+    let host: String
+    let lastSessionID: String?
+    let appCheckToken: String?
+
+    init(host: String, lastSessionID: String?, appCheckToken: String?) {
+        self.host = host
+        self.lastSessionID = lastSessionID
+        self.appCheckToken = appCheckToken
     }
 }

@@ -4,63 +4,48 @@ import Transport
 import WebSocket
 import Wire
 
-/// A wire session on its own WebSocket: the common case, on the WebSocket connection's loop.
+/// A wire session on its own WebSocket, the common case: the WebSocket is the session's channel, and the session is
+/// the WebSocket's delegate, both on the WebSocket connection's loop. No object stands between them, which an idle
+/// connection would pay for.
 ///
-/// It reassembles the protocol's split messages (wire-protocol.md §2) and cuts large outbound ones into frames.
-final class WebSocketChannel: WireChannel, WebSocketSessionDelegate {
-    let webSocket: WebSocketSession
-    /// The session it carries; released when the WebSocket closes, which breaks the cycle.
-    var session: WireSession?
-    private var assembler = FrameAssembler()
-
-    init(webSocket: WebSocketSession) {
-        self.webSocket = webSocket
-    }
-
+/// The session reassembles the protocol's split messages (wire-protocol.md §2) with its ``WireSession/assembler``;
+/// large outbound ones are cut into frames here.
+extension WebSocketSession: WireChannel {
     var transport: WireTransport { .webSocket }
-    var isClosed: Bool { webSocket.isClosed }
-    var pendingOutboundBytes: Int { webSocket.pendingOutboundBytes }
 
     func send(message: [UInt8]) -> Bool {
         guard let frames = try? FrameSplitter.frames(for: message) else { return false }
-        for frame in frames { webSocket.send(.text(frame)) }
+        for frame in frames { send(.text(frame)) }
         return true
     }
 
-    func send(sharedFrames: ByteChunk) { webSocket.sendFrame(sharedFrames) }
-    func flushNow() { webSocket.flushNow() }
-    func pauseReading() { webSocket.pauseReading() }
-    func resumeReading() { webSocket.resumeReading() }
-    func close(code: UInt16, reason: String) { webSocket.close(code: code, reason: reason) }
-    var webSocketForFanOut: WebSocketSession? { webSocket }
+    func send(sharedFrames: ByteChunk) { sendFrame(sharedFrames) }
+    var webSocketForFanOut: WebSocketSession? { self }
+}
 
-    // MARK: - WebSocket events
-
+extension WireSession: WebSocketSessionDelegate {
     func webSocketSessionDidOpen(_ webSocket: WebSocketSession) {
-        session?.open()
+        open()
     }
 
     func webSocketSession(_ webSocket: WebSocketSession, didReceive message: WebSocketMessage) {
-        guard let session else { return }
         guard case .text(let frame) = message else {
             webSocket.close(code: 1003, reason: "the protocol uses text frames only")
             return
         }
         switch WireFrames.assemble(frame, with: &assembler) {
         case .none: break
-        case .message(let bytes): session.receive(bytes)
-        case .failure(let error): session.receiveFailed(error)
+        case .message(let bytes): receive(bytes)
+        case .failure(let error): receiveFailed(error)
         }
     }
 
     func webSocketSessionDidDrain(_ webSocket: WebSocketSession) {
-        session?.drained()
+        drained()
     }
 
     func webSocketSessionDidClose(_ webSocket: WebSocketSession, reason: CloseReason) {
-        let session = self.session
-        self.session = nil
-        session?.closed()
+        closed()
     }
 }
 
