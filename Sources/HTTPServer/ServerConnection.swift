@@ -14,7 +14,10 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
         /// Speaking HTTP, with the parser; it is released when the connection becomes a WebSocket, so that an idle
         /// WebSocket keeps none of it (the parser is about 200 bytes even with its buffers released).
         case http(HTTPParserBox)
+        /// A TLS connection's WebSocket: its events pass through here, to be decrypted.
         case webSocket(WebSocketSession)
+        /// A plain connection handed to its WebSocket session, which is now the connection's handler.
+        case upgraded
         case stream(ResponseStream)
     }
 
@@ -29,8 +32,6 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     private var awaitingResponse = false
     /// Whether the request being answered is a `HEAD` (its answer goes without the body).
     private var answeringHead = false
-    /// Whether the connection speaks TLS.
-    var isEncrypted: Bool { tls != nil }
     /// How long a client may take to send a request's head (``ServerConfiguration/handshakeTimeoutSeconds``).
     private var handshakeTimeout: UInt64 { server.handshakeTimeoutNanoseconds }
 
@@ -75,6 +76,8 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             session.bytesReceived(bytes)
         case .stream:
             break  // a streaming client has nothing more to say; ignore what it sends
+        case .upgraded:
+            break  // the session is the connection's handler: nothing comes here any more
         }
     }
 
@@ -147,9 +150,16 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             sendPlaintext(accepted.response.encoded())
             var leftover: [UInt8] = []
             if case .http(let http) = mode { leftover = http.parser.takeUnparsedBytes() }
-            let session = WebSocketSession(owner: self, machine: accepted.machine)
-            // The parser is done with this connection: the mode lets go of it.
-            mode = .webSocket(session)
+            let session = WebSocketSession(
+                connection: connection, server: server, tls: tls == nil ? nil : self, machine: accepted.machine)
+            if tls == nil {
+                // The session takes the plain connection over: this object and its parser are released.
+                mode = .upgraded
+                connection.handler = session
+            } else {
+                // The parser is done with this connection: the mode lets go of it.
+                mode = .webSocket(session)
+            }
             session.delegate = makeDelegate(session)
             session.delegate?.webSocketSessionDidOpen(session)
             if !leftover.isEmpty { leftover.withUnsafeBytes { session.bytesReceived($0) } }
@@ -284,6 +294,8 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             stream.finish()
         case .http:
             connection.close(reason: .shutdown)
+        case .upgraded:
+            break
         }
     }
 
@@ -296,7 +308,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             let onClose = stream.onClose
             stream.onClose = nil
             onClose?()
-        case .http:
+        case .http, .upgraded:
             break
         }
     }

@@ -7,6 +7,10 @@ import WebSocket
 /// The gateway sends messages (encoded by the session's state machine, compressed when
 /// permessage-deflate was negotiated) or pre-encoded shared frames (``sendFrame(_:)``, the
 /// encode-once fan-out path), and receives complete messages through its delegate.
+///
+/// On a plain connection the session is the connection's handler from the upgrade on, and the HTTP side
+/// (``ServerConnection``) is released: an idle WebSocket keeps nothing of it. Over TLS the ``ServerConnection`` stays
+/// the handler, decrypts and encrypts, and hands the session its events.
 public final class WebSocketSession: @unchecked Sendable {
     // Every mutable property is owned by `loop.queue`.
 
@@ -19,21 +23,26 @@ public final class WebSocketSession: @unchecked Sendable {
     /// The peer's address.
     public var remoteAddress: String { connection.remoteAddress }
 
-    /// Strong while open; released in `transportClosed` to break the cycle with the connection.
-    private var owner: ServerConnection?
+    /// The TLS connection's handler, which encrypts what the session sends; `nil` on a plain connection. Strong
+    /// while open; released in `transportClosed` to break the cycle with the connection.
+    private var tls: ServerConnection?
     /// The transport, for the fan-out path: a `let`, so sending to it takes no reference count (the cycle through
     /// the connection's handler ends when the connection closes).
     private let connection: Connection
+    /// The server, for its counters and its record of closed connections.
+    private let server: HTTPServer
     private var machine: WebSocketConnectionStateMachine
     private var pingOutstanding = false
     private var closed = false
     /// Whether bytes go to ``connection`` as they are (no TLS); next to the flags above, so it costs no padding.
     private let isPlaintext: Bool
 
-    init(owner: ServerConnection, machine: WebSocketConnectionStateMachine) {
-        self.owner = owner
-        self.connection = owner.connection
-        self.isPlaintext = !owner.isEncrypted
+    /// A session on `connection`; `tls` is the connection's handler when it speaks TLS.
+    init(connection: Connection, server: HTTPServer, tls: ServerConnection?, machine: WebSocketConnectionStateMachine) {
+        self.tls = tls
+        self.connection = connection
+        self.server = server
+        self.isPlaintext = tls == nil
         self.machine = machine
     }
 
@@ -63,8 +72,8 @@ public final class WebSocketSession: @unchecked Sendable {
         loop.assertInLoop()
         guard !isClosed else { return }
         switch message {
-        case .text(let payload): owner?.sendPlaintext(machine.encodeMessage(payload, opcode: .text))
-        case .binary(let payload): owner?.sendPlaintext(machine.encodeMessage(payload, opcode: .binary))
+        case .text(let payload): write(machine.encodeMessage(payload, opcode: .text))
+        case .binary(let payload): write(machine.encodeMessage(payload, opcode: .binary))
         }
     }
 
@@ -73,7 +82,7 @@ public final class WebSocketSession: @unchecked Sendable {
     public func sendFrame(_ frame: ByteChunk) {
         loop.assertInLoop()
         guard !closed else { return }
-        if isPlaintext { connection.write(frame) } else { owner?.sendPlaintext(frame) }
+        if isPlaintext { connection.write(frame) } else { tls?.sendPlaintext(frame) }
     }
 
     /// Writes queued output to the socket now instead of at the end of the loop's pass (for a caller that must
@@ -110,10 +119,10 @@ public final class WebSocketSession: @unchecked Sendable {
     /// answers (or after a short linger).
     public func close(code: UInt16, reason: String) {
         loop.assertInLoop()
-        guard !closed, let owner else { return }
+        guard !closed else { return }
         closed = true
-        owner.sendPlaintext(machine.close(code: WebSocketCloseCode(rawValue: code), reason: reason))
-        owner.closeAfterFlush(reason: .local("websocket close \(code)"))
+        write(machine.close(code: WebSocketCloseCode(rawValue: code), reason: reason))
+        closeAfterFlush(reason: .local("websocket close \(code)"))
     }
 
     // MARK: - Events from the connection
@@ -133,15 +142,15 @@ public final class WebSocketSession: @unchecked Sendable {
             for action in actions {
                 switch action {
                 case .message(let message):
-                    owner?.server.metrics.messagesReceived.increment()
+                    server.metrics.messagesReceived.increment()
                     delegate?.webSocketSession(self, didReceive: message)
                 case .send(let bytes):
-                    owner?.sendPlaintext(bytes)
+                    write(bytes)
                 case .closeConnection(let closure):
                     closed = true
-                    owner?.closeAfterFlush(reason: .local(closure.logDescription))
+                    closeAfterFlush(reason: .local(closure.logDescription))
                 }
-                if owner?.connection.isClosed ?? true { return }
+                if connection.isClosed { return }
             }
         }
     }
@@ -149,37 +158,86 @@ public final class WebSocketSession: @unchecked Sendable {
     /// No input for an idle period: ping, and close if the previous ping went unanswered.
     func idle() {
         guard !pingOutstanding else {
-            owner?.connection.close(reason: .idleTimeout)
+            connection.close(reason: .idleTimeout)
             return
         }
         pingOutstanding = true
-        owner?.sendPlaintext(machine.ping())
+        write(machine.ping())
     }
 
     /// The peer reads too slowly: drop what it has not started to receive, say why (1008), and
     /// close shortly even if it never reads the close frame.
     func cutOffSlowConsumer() {
-        guard let owner else { return }
-        owner.connection.discardUnstartedOutput()
+        guard !connection.isClosed else { return }
+        connection.discardUnstartedOutput()
         closed = true
-        owner.sendPlaintext(machine.close(code: .policyViolation, reason: "slow consumer"))
-        owner.closeAfterFlush(reason: .slowConsumer, lingerNanoseconds: 500_000_000)
+        write(machine.close(code: .policyViolation, reason: "slow consumer"))
+        closeAfterFlush(reason: .slowConsumer, lingerNanoseconds: 500_000_000)
     }
 
     /// The peer sent faster than its inbound rate limit for too long: close 1008 with the reason.
     func closeForInboundRate() {
-        guard let owner else { return }
+        guard !connection.isClosed else { return }
         closed = true
-        owner.sendPlaintext(machine.close(code: .policyViolation, reason: "inbound rate limit exceeded"))
-        owner.closeAfterFlush(reason: .inboundRateExceeded, lingerNanoseconds: 500_000_000)
+        write(machine.close(code: .policyViolation, reason: "inbound rate limit exceeded"))
+        closeAfterFlush(reason: .inboundRateExceeded, lingerNanoseconds: 500_000_000)
+    }
+
+    /// Writes bytes the machine encoded: as they are, or through TLS.
+    private func write(_ bytes: [UInt8]) {
+        guard !connection.isClosed else { return }
+        if let tls { tls.sendPlaintext(bytes) } else { connection.write(bytes) }
+    }
+
+    /// Closes the connection once its output is out (over TLS after a close_notify).
+    private func closeAfterFlush(reason: CloseReason, lingerNanoseconds: UInt64 = 2_000_000_000) {
+        if let tls {
+            tls.closeAfterFlush(reason: reason, lingerNanoseconds: lingerNanoseconds)
+        } else {
+            connection.closeAfterFlush(reason: reason, lingerNanoseconds: lingerNanoseconds)
+        }
     }
 
     func transportClosed(reason: CloseReason) {
         closed = true
-        owner = nil
+        tls = nil
         let delegate = self.delegate
         self.delegate = nil
         delegate?.webSocketSessionDidClose(self, reason: reason)
+    }
+}
+
+/// A plain connection's events, straight from the transport once the session took it over at the upgrade.
+extension WebSocketSession: ConnectionHandler {
+    public func connection(_ connection: Connection, didRead bytes: UnsafeRawBufferPointer) {
+        bytesReceived(bytes)
+    }
+
+    public func connectionDidBecomeIdle(_ connection: Connection) {
+        idle()
+    }
+
+    public func connectionDidExceedOutboundLimit(_ connection: Connection) {
+        server.metrics.slowConsumers.increment()
+        cutOffSlowConsumer()
+    }
+
+    public func connectionDidExceedInboundRate(_ connection: Connection) {
+        server.metrics.inboundRateCloses.increment()
+        closeForInboundRate()
+    }
+
+    public func connectionDidDrain(_ connection: Connection) {
+        delegate?.webSocketSessionDidDrain(self)
+    }
+
+    public func connectionShouldShutDown(_ connection: Connection) {
+        close(code: 1001, reason: "server shutting down")
+    }
+
+    public func connectionDidClose(_ connection: Connection, reason: CloseReason) {
+        server.connectionClosed(reason: reason)
+        transportClosed(reason: reason)
     }
 }
 

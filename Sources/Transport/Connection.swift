@@ -34,8 +34,8 @@ public final class Connection: @unchecked Sendable {
             inboundBucket = policy.inboundRateLimit.map { InboundBucket(limit: $0, now: MonotonicClock.nowNanoseconds()) }
         }
     }
-    /// Called once the descriptor is closed, on the loop (used for live-connection accounting).
-    var onRelease: (@Sendable () -> Void)?
+    /// The listener's gauge of live connections, counted down once the descriptor is closed.
+    var liveCount: LiveCount?
     private var outbound = OutboundQueue()
     private var lastReadNanoseconds: UInt64
     /// ``handshakeDeadline``, 0 for none (an optional would take 16 bytes).
@@ -43,7 +43,9 @@ public final class Connection: @unchecked Sendable {
     /// When a connection closing after its last flush is closed anyway (monotonic ns), 0 for none.
     private var lingerDeadlineNanoseconds: UInt64 = 0
     private var inboundBucket: InboundBucket?
-    private var closeAfterFlushReason: CloseReason?
+    /// Set by ``closeAfterFlush(reason:lingerNanoseconds:)``; behind a reference, as most connections never close
+    /// that way and an idle one should not carry the room for a reason inline.
+    private var closing: ClosingAfterFlush?
     private let fd: Int32
     /// The readiness the poller watches for (`EPOLLIN`, `EPOLLOUT`); ``unregistered`` before ``start()`` and after
     /// closing (an optional would take a byte more, and the connection's allocation 16 more).
@@ -57,6 +59,9 @@ public final class Connection: @unchecked Sendable {
     private var aboveLowWater = false
     private var overLimitReported = false
     private(set) public var isClosed = false
+
+    /// Why the connection closes once its output is out, if it does.
+    private var closeAfterFlushReason: CloseReason? { closing?.reason }
 
     /// Outbound water marks (the policy's).
     public var limits: OutboundLimits { policy.limits }
@@ -266,7 +271,7 @@ public final class Connection: @unchecked Sendable {
     public func closeAfterFlush(reason: CloseReason, lingerNanoseconds: UInt64 = 2_000_000_000) {
         loop.assertInLoop()
         guard !isClosed else { return }
-        closeAfterFlushReason = reason
+        closing = ClosingAfterFlush(reason: reason)
         lingerDeadlineNanoseconds = max(MonotonicClock.nowNanoseconds() &+ lingerNanoseconds, 1)
         updateReadInterest()
         if outbound.isEmpty { close(reason: reason) } else { flushNow() }
@@ -284,8 +289,8 @@ public final class Connection: @unchecked Sendable {
         let handler = self.handler
         self.handler = nil
         handler?.connectionDidClose(self, reason: reason)
-        onRelease?()
-        onRelease = nil
+        liveCount?.add(-1)
+        liveCount = nil
         Glibc.close(fd)
     }
 
@@ -322,5 +327,14 @@ public final class Connection: @unchecked Sendable {
         loop.assertInLoop()
         guard !isClosed else { return }
         if let handler { handler.connectionShouldShutDown(self) } else { close(reason: .shutdown) }
+    }
+}
+
+/// Why a connection closes after its last flush (``Connection/closeAfterFlush(reason:lingerNanoseconds:)``).
+private final class ClosingAfterFlush {
+    let reason: CloseReason
+
+    init(reason: CloseReason) {
+        self.reason = reason
     }
 }

@@ -109,8 +109,7 @@ public final class Listener: @unchecked Sendable {
             let loop = group.next()
             let connection = Connection(fd: client, loop: loop, remoteAddress: remote)
             liveConnections.add(1)
-            let live = liveConnections
-            connection.onRelease = { live.add(-1) }
+            connection.liveCount = liveConnections
             let onAccept = self.onAccept
             loop.execute {
                 onAccept(connection)

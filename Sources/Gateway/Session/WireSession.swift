@@ -39,10 +39,6 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     let loop: EventLoop
     /// What ``open()`` needs and nothing after it: released once the session opened.
     private var opening: SessionOpening?
-    /// Requests received and not answered yet (``SessionLimits/maxOutstandingRequests``).
-    /// From half the limit on, the socket is not read until answers bring them down to a quarter, so a pipelining
-    /// client is slowed; only requests that arrived in what was already read can pass the limit and be refused.
-    private var outstandingRequests = 0
     /// Writes of the current read pass not yet submitted, and their request numbers.
     private var pendingWrites: [StoreWrite] = []
     private var pendingWriteRequests: [Int] = []
@@ -58,6 +54,11 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     /// `coalesce=MS`: each listen gets at most one push per this many milliseconds, its view's latest data; 0
     /// when each push goes out as it comes.
     private let coalesceMilliseconds: UInt16
+    /// Requests received and not answered yet (``SessionLimits/maxOutstandingRequests``), in 32 bits beside the
+    /// other small fields. From half the limit on, the socket is not read until answers bring them down to a
+    /// quarter, so a pipelining client is slowed; only requests that arrived in what was already read can pass the
+    /// limit and be refused.
+    private var outstandingRequests: Int32 = 0
     var listens = ListenTable()
     /// Whether the next poll of the listens is scheduled.
     private var pollScheduled = false
@@ -236,11 +237,11 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
         case .request(let request):
             outstandingRequests += 1
             let limit = services.limits.maxOutstandingRequests
-            if !readingPausedForAnswers, outstandingRequests >= max(1, limit / 2) {
+            if !readingPausedForAnswers, Int(outstandingRequests) >= max(1, limit / 2) {
                 readingPausedForAnswers = true
                 channel.pauseReading()
             }
-            guard outstandingRequests <= limit else {
+            guard Int(outstandingRequests) <= limit else {
                 metrics.refusedOutstanding.increment()
                 send(.failure(request.number, status: .limitExceeded, message: """
                     at most \(limit) requests may await their answers per connection \
@@ -526,7 +527,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     private func answered() {
         outstandingRequests -= 1
         if readingPausedForAnswers,
-           outstandingRequests <= services.limits.maxOutstandingRequests / 4
+           Int(outstandingRequests) <= services.limits.maxOutstandingRequests / 4
         {
             readingPausedForAnswers = false
             channel.resumeReading()

@@ -23,15 +23,28 @@ public struct FrameAssembler: Sendable {
         public static let defaultMaxFrameCount = 9999
 
         /// Largest message, in bytes.
-        public var maxMessageBytes: Int
+        public var maxMessageBytes: Int {
+            get { Int(storedMaxMessageBytes) }
+            set { storedMaxMessageBytes = Self.narrowed(newValue) }
+        }
         /// Most pieces per message.
-        public var maxFrameCount: Int
+        public var maxFrameCount: Int {
+            get { Int(storedMaxFrameCount) }
+            set { storedMaxFrameCount = Self.narrowed(newValue) }
+        }
+
+        // In 32 bits: every wire session carries an assembler, and so these. A limit past `Int32.max` is kept as
+        // `Int32.max`, which no message a connection can carry reaches.
+        private var storedMaxMessageBytes: Int32
+        private var storedMaxFrameCount: Int32
+
+        private static func narrowed(_ value: Int) -> Int32 { Int32(clamping: value) }
 
         /// Creates limits; both default to the values above.
         public init(maxMessageBytes: Int = defaultMaxMessageBytes, maxFrameCount: Int = defaultMaxFrameCount) {
             precondition(maxMessageBytes > 0 && maxFrameCount > 0, "frame limits are positive")
-            self.maxMessageBytes = maxMessageBytes
-            self.maxFrameCount = maxFrameCount
+            storedMaxMessageBytes = Self.narrowed(maxMessageBytes)
+            storedMaxFrameCount = Self.narrowed(maxFrameCount)
         }
     }
 
@@ -48,7 +61,8 @@ public struct FrameAssembler: Sendable {
     /// The limits in force.
     public let limits: Limits
     private var pieces: [UInt8] = []
-    private var remainingFrames = 0
+    /// Pieces still expected of the message being assembled (at most ``Limits/maxFrameCount``, in 32 bits).
+    private var remainingFrames: Int32 = 0
 
     /// An idle assembler.
     public init(limits: Limits = Limits()) {
@@ -70,14 +84,14 @@ public struct FrameAssembler: Sendable {
             }
             pieces.append(contentsOf: frame)
             remainingFrames -= 1
-            guard remainingFrames == 0 else { return .pending(remainingFrames: remainingFrames) }
+            guard remainingFrames == 0 else { return .pending(remainingFrames: Int(remainingFrames)) }
             let message = pieces
             pieces = []
             return .message(message)
         }
         if frame.count == 1 && frame[0] == UInt8(ascii: "0") { return .keepalive }
         if let count = try frameCount(frame) {
-            remainingFrames = count
+            remainingFrames = Int32(clamping: count)
             return .pending(remainingFrames: count)
         }
         guard frame.count <= limits.maxMessageBytes else { throw .messageTooLarge(limit: limits.maxMessageBytes) }
