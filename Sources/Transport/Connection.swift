@@ -11,7 +11,7 @@ import Glibc
 /// while reading is wanted, write interest only while output waits for the socket), and the
 /// outbound queue. Writes are queued and flushed with `writev` once per loop pass; a partial write
 /// leaves the rest queued until the socket is writable. Closing deregisters, then closes the
-/// descriptor; readiness is keyed by the connection's id, so a reused descriptor number cannot
+/// descriptor; readiness is keyed by the connection's slot and id, so a reused descriptor number cannot
 /// reach a closed connection.
 public final class Connection: @unchecked Sendable {
     // Every mutable property is owned by `loop.queue`.
@@ -47,6 +47,9 @@ public final class Connection: @unchecked Sendable {
     /// that way and an idle one should not carry the room for a reason inline.
     private var closing: ClosingAfterFlush?
     private let fd: Int32
+    /// Where the loop holds the connection while it is open (-1 before ``start()`` and after closing); with the
+    /// id, the poller's token.
+    var slot: Int32 = -1
     /// The readiness the poller watches for (`EPOLLIN`, `EPOLLOUT`); ``unregistered`` before ``start()`` and after
     /// closing (an optional would take a byte more, and the connection's allocation 16 more).
     private var registeredEvents = Connection.unregistered
@@ -96,7 +99,7 @@ public final class Connection: @unchecked Sendable {
         loop.register(self)
         let events = wantedEvents
         registeredEvents = events
-        loop.poller.add(fd, token: id, events: events)
+        loop.poller.add(fd, token: EventLoop.pollToken(slot: slot, id: id), events: events)
     }
 
     /// Handles readiness reported by the poller (`events` from `epoll_wait`); called by the loop.
@@ -124,7 +127,7 @@ public final class Connection: @unchecked Sendable {
         let wanted = wantedEvents
         if wanted != registered {
             registeredEvents = wanted
-            loop.poller.modify(fd, token: id, events: wanted)
+            loop.poller.modify(fd, token: EventLoop.pollToken(slot: slot, id: id), events: wanted)
         }
     }
 

@@ -10,8 +10,9 @@ import Glibc
 ///
 /// Compared with a Dispatch source per socket this saves the per-event re-arming system calls libdispatch makes and
 /// ~600 bytes per idle connection, and one batch of events becomes one loop pass, flushed once.
-/// Registrations are level-triggered and keyed by a token (the connection's id), never by descriptor number, so an
-/// event that arrives for a connection closed earlier in the same batch finds nothing and is dropped.
+/// Registrations are level-triggered and keyed by a token (the connection's slot in its loop and its id), never by
+/// descriptor number, so an event that arrives for a connection closed earlier in the same batch finds nothing and is
+/// dropped.
 final class Poller: @unchecked Sendable {
     // `epollFD` and `wakeFD` are immutable; `loop` is set once before the thread starts.
 
