@@ -63,6 +63,10 @@ public struct PersistenceConfiguration: Sendable {
     public var snapshotIntervalSeconds: Double? = 600
     /// A snapshot is also taken once the journals grew by this many bytes since the last one (256 MiB).
     public var snapshotJournalBytes: Int = 256 << 20
+    /// A snapshot is also taken once replaying the records appended since the last one would take this long at
+    /// start-up (1 s): what bounds a start after many small writes, whose replay costs per record more than per
+    /// byte (``ReplayCost``).
+    public var snapshotReplaySeconds: Double = 1
     /// Truncate a corrupt journal at its last good record instead of refusing to start (`--repair`).
     public var repair = false
     /// Open without modifying any file and without taking snapshots; writes are rejected (offline export).

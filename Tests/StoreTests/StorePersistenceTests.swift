@@ -98,6 +98,35 @@ struct StorePersistenceTests {
         #expect(snapshotted)
     }
 
+    @Test("many small records make a snapshot due by their replay cost, far below the byte threshold")
+    func replayCostMakesSnapshotDue() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = Self.configuration(directory.path)
+        configuration.persistence?.snapshotJournalBytes = 1 << 30
+        // 20 records at the default 4 µs each come to 80 µs of replay: past a 50 µs budget, 2,000 bytes short of
+        // nothing by size.
+        configuration.persistence?.snapshotReplaySeconds = 50e-6
+        let store = try Store(configuration: configuration)
+        defer { try? store.close() }
+        for index in 0..<20 {
+            await store.applyOrFail(try Fixture.set("/small/w\(index)", "\(index)"))
+        }
+        var snapshotted = false
+        for _ in 0..<300 where !snapshotted {
+            try await Task.sleep(nanoseconds: 10_000_000)
+            snapshotted = ((try? FileSystem.fileSize(directory.path + "/state.canopy")) ?? 0) > 100
+        }
+        #expect(snapshotted)
+    }
+
+    @Test("the replay cost per record comes from this start's replay once it replayed enough records")
+    func replayCostObserved() {
+        #expect(ReplayCost.observed(records: 100, seconds: 1) == .measuredDefault)
+        #expect(ReplayCost.observed(records: 100_000, seconds: 0.5) == ReplayCost(secondsPerRecord: 5e-6))
+        #expect(ReplayCost(secondsPerRecord: 4e-6).seconds(toReplay: 250_000) == 1)
+    }
+
     @Test("a second store cannot open a namespace that is in use")
     func exclusiveLock() async throws {
         let directory = TemporaryDirectory()

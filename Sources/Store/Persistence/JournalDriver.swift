@@ -55,6 +55,8 @@ final class JournalDriver: LogDriver, @unchecked Sendable {
         let settings = persistence.settings
         // Journal bytes on disk that no snapshot covers: the next snapshot is due by them too.
         var uncoveredJournalBytes = 0
+        var snapshotSequence: UInt64 = 0
+        var replayCost = ReplayCost.measuredDefault
         do throws(JournalError) {
             let files = persistence.files
             if !settings.readOnly { try FileSystem.makeDirectories(settings.directory) }
@@ -65,6 +67,9 @@ final class JournalDriver: LogDriver, @unchecked Sendable {
                                             readOnly: settings.readOnly)
             uncoveredJournalBytes = loaded.segments.reduce(0) { $0 + ((try? FileSystem.fileSize($1.path)) ?? 0) }
             sequencer.state = loaded.state
+            let replayed = loaded.report.replayedRecords
+            snapshotSequence = loaded.state.sequence >= UInt64(replayed) ? loaded.state.sequence - UInt64(replayed) : 0
+            replayCost = ReplayCost.observed(records: replayed, seconds: loaded.report.replaySeconds)
             sequencer.report.withLock { $0 = loaded.report }
             if !settings.readOnly {
                 journal = try JournalWriter(
@@ -79,7 +84,8 @@ final class JournalDriver: LogDriver, @unchecked Sendable {
             return error
         }
         sequencer.finishLoading()
-        persistence.start(driver: self, uncoveredJournalBytes: uncoveredJournalBytes)
+        persistence.start(driver: self, uncoveredJournalBytes: uncoveredJournalBytes, snapshotSequence: snapshotSequence,
+                          replayCost: replayCost)
         return nil
     }
 

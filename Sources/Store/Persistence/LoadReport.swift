@@ -41,4 +41,6 @@ public struct LoadReport: Sendable, Equatable {
     public var discards: [Discard] = []
     /// Wall-clock time start-up took, in seconds.
     public var seconds: Double = 0
+    /// Of ``seconds``, the time spent reading and replaying the journal.
+    public var replaySeconds: Double = 0
 }

@@ -52,6 +52,7 @@ enum LogLoader {
             throw .corruptSnapshot(file: files.statePath, reason: error.description)
         }
 
+        let replayStarted = DispatchTime.now()
         let journal = try JournalReader.read(directory: files.logDirectory, repair: repair)
         for entry in journal.entries {
             let file = journal.segments[entry.segment].path
@@ -82,6 +83,7 @@ enum LogLoader {
             }
             report.replayedRecords += 1
         }
+        report.replaySeconds = Double(DispatchTime.now().uptimeNanoseconds - replayStarted.uptimeNanoseconds) / 1e9
 
         var remaining = journal.segments
         var cut: (JournalContents.Position, LoadReport.Discard.Reason)?

@@ -26,6 +26,10 @@ final class PersistenceDriver: @unchecked Sendable {
     private var nextRequested = false
     private var lastSnapshot = DispatchTime.now()
     private var journalBytesAtLastSnapshot = 0
+    /// The sequence the last snapshot covers (at start-up: the one loaded, or where replay began).
+    private var sequenceAtLastSnapshot: UInt64 = 0
+    /// What replaying one record costs (``ReplayCost``).
+    private var replayCost = ReplayCost.measuredDefault
 
     /// How often the timer checks whether a snapshot is due: every second, or more often for a shorter
     /// snapshot interval (tests use a fraction of a second).
@@ -39,19 +43,25 @@ final class PersistenceDriver: @unchecked Sendable {
         files = NamespaceFiles(directory: settings.directory)
     }
 
-    /// Starts the snapshot timer (unless read-only). `uncoveredJournalBytes`, the journal that start-up replayed
-    /// because no snapshot covers it, counts as grown since the last snapshot: a server killed again and again
-    /// before its own thresholds would otherwise never take one, and every start would replay more.
-    func start(driver: JournalDriver, uncoveredJournalBytes: Int) {
+    /// Starts the snapshot timer (unless read-only). What start-up replayed because no snapshot covers it (the
+    /// journal's `uncoveredJournalBytes`, the records after `snapshotSequence`) counts as grown since the last
+    /// snapshot: a server killed again and again before its own thresholds would otherwise never take one, and
+    /// every start would replay more. `replayCost` is what this start's replay showed.
+    func start(driver: JournalDriver, uncoveredJournalBytes: Int, snapshotSequence: UInt64, replayCost: ReplayCost) {
         guard !settings.readOnly else { return }
         queue.async { [self] in
             journalBytesAtLastSnapshot = -uncoveredJournalBytes
+            sequenceAtLastSnapshot = snapshotSequence
+            self.replayCost = replayCost
             let timer = DispatchSource.makeTimerSource(queue: queue)
             let interval = DispatchTimeInterval.milliseconds(checkIntervalMilliseconds)
             timer.schedule(deadline: .now() + interval, repeating: interval)
             timer.setEventHandler { [weak driver, self] in
                 guard let driver else { return }
-                if isDue(journalBytes: driver.journalBytes) { request(driver: driver, completion: nil) }
+                let appended = driver.appended
+                if isDue(journalBytes: appended.bytes, sequence: appended.sequence) {
+                    request(driver: driver, completion: nil)
+                }
             }
             timer.resume()
             self.timer = timer
@@ -66,10 +76,12 @@ final class PersistenceDriver: @unchecked Sendable {
         }
     }
 
-    private func isDue(journalBytes: Int) -> Bool {
+    private func isDue(journalBytes: Int, sequence: UInt64) -> Bool {
         dispatchPrecondition(condition: .onQueue(queue))
         let grown = journalBytes - journalBytesAtLastSnapshot
         if grown >= settings.snapshotJournalBytes { return true }
+        let records = sequence > sequenceAtLastSnapshot ? sequence - sequenceAtLastSnapshot : 0
+        if replayCost.seconds(toReplay: records) >= settings.snapshotReplaySeconds { return true }
         guard grown > 0, let interval = settings.snapshotIntervalSeconds else { return false }
         return Double(DispatchTime.now().uptimeNanoseconds - lastSnapshot.uptimeNanoseconds) / 1e9 >= interval
     }
@@ -90,7 +102,7 @@ final class PersistenceDriver: @unchecked Sendable {
     private func begin(driver: JournalDriver) {
         dispatchPrecondition(condition: .onQueue(queue))
         isRunning = true
-        let journalBytes = driver.journalBytes
+        let journalBytes = driver.appended.bytes
         driver.sequencer.queue.async { [self] in
             let state = driver.sequencer.state
             driver.journal?.rotate(nextSequence: state.sequence + 1)
@@ -105,6 +117,7 @@ final class PersistenceDriver: @unchecked Sendable {
                     journal?.removeSegments(coveredThrough: contents.sequence)
                     lastSnapshot = .now()
                     journalBytesAtLastSnapshot = journalBytes
+                    sequenceAtLastSnapshot = contents.sequence
                 }
                 finish(driver: driver, result: result)
             }
@@ -126,9 +139,9 @@ final class PersistenceDriver: @unchecked Sendable {
 }
 
 extension JournalDriver {
-    /// Bytes appended to the journal since the store opened.
-    var journalBytes: Int {
-        sequencer.queue.sync { journal?.appendedBytes ?? 0 }
+    /// Bytes appended to the journal since the store opened, and the sequence of the last record applied.
+    var appended: (bytes: Int, sequence: UInt64) {
+        sequencer.queue.sync { (journal?.appendedBytes ?? 0, sequencer.state.sequence) }
     }
 
     /// A no-op for in-memory and read-only stores.
