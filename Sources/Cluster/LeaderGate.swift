@@ -1,0 +1,87 @@
+import Synchronization
+
+/// Lets through to a replica only what the stream's leader holds, in the order it holds it.
+///
+/// A consumer delivers from one server's copy of the stream, and NATS 2.9's copies can differ for good: a stream
+/// leader paused (SIGSTOP, a frozen VM) and deposed keeps, on resuming, messages it had proposed but never
+/// committed, at positions where the others hold other messages, and misses those (docs/reliability.md). So a
+/// delivery passes only when its consumer is known to live on the stream leader, as learned within
+/// ``freshSeconds`` (a paused or deposed server delivers only after a pause far longer than that, so its
+/// deliveries find the knowledge stale and are checked again). Whenever it checks, the gate also compares the
+/// leader's message at the last position it let through with the one it let through there: a difference means the
+/// replica applied another copy's entries, and must rebuild from the leader's.
+final class LeaderGate: Sendable {
+    /// How long the knowledge that a consumer lives on the leader is trusted.
+    static let freshSeconds = 1.0
+
+    /// What the gate asks the servers (each may block; `nil`: no answer now).
+    struct Questions: Sendable {
+        /// The server a consumer lives on.
+        let consumerHost: @Sendable (_ consumer: String) -> String?
+        /// The server leading the stream.
+        let streamLeader: @Sendable () -> String?
+        /// The id of the leader's message at a position: `.some(nil)` when the leader holds none there.
+        let messageID: @Sendable (_ position: UInt64) -> String??
+        /// Seconds of a monotonic clock.
+        let now: @Sendable () -> Double
+    }
+
+    /// What to do with a delivery.
+    enum Verdict: Equatable {
+        /// Hand it to the replica.
+        case pass
+        /// Drop it and follow again with a new consumer after position `after` (the last one let through).
+        case followAgain(after: UInt64)
+        /// The entries let through so far are not the leader's: the replica must rebuild.
+        case diverged(at: UInt64)
+    }
+
+    private struct State {
+        /// The consumer last found on the leader, and when that was asked.
+        var trusted: (consumer: String, since: Double)?
+        /// The last position let through, and the id of its message.
+        var last: (position: UInt64, id: String)?
+    }
+
+    private let state = Mutex(State())
+
+    init() {}
+
+    /// A new consumer follows after `position`: its first delivery is checked. What was let through at `position`
+    /// is still compared with the leader's, unless the replica moved elsewhere (a snapshot, a rebuild).
+    func restart(after position: UInt64) {
+        state.withLock { state in
+            state.trusted = nil
+            if state.last?.position != position { state.last = nil }
+        }
+    }
+
+    /// Whether `consumer`'s delivery of message `id` at `position` may reach the replica (may ask the servers).
+    func admit(position: UInt64, id: String, consumer: String, asking questions: Questions) -> Verdict {
+        let now = questions.now()
+        let (trusted, last) = state.withLock { ($0.trusted, $0.last) }
+        if let trusted, trusted.consumer == consumer, now - trusted.since < Self.freshSeconds {
+            return pass(position, id)
+        }
+        let after = last?.position ?? position - 1
+        guard let leader = questions.streamLeader(), !leader.isEmpty,
+            let host = questions.consumerHost(consumer), host == leader
+        else { return .followAgain(after: after) }
+        if let last {
+            switch questions.messageID(last.position) {
+            case nil: return .followAgain(after: after)
+            case .some(let held?) where held != last.id: return .diverged(at: last.position)
+            case .some: break  // the same message, or removed below a snapshot
+            }
+        }
+        state.withLock { $0.trusted = (consumer, now) }
+        return pass(position, id)
+    }
+
+    private func pass(_ position: UInt64, _ id: String) -> Verdict {
+        state.withLock { state in
+            if position > state.last?.position ?? 0 { state.last = (position, id) }
+        }
+        return .pass
+    }
+}
