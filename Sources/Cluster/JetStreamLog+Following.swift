@@ -55,9 +55,9 @@ extension JetStreamLog {
     /// The consumer of following `generation` delivered (on nats.c's thread, which the gate's questions may hold).
     private func delivered(_ delivery: Delivery, generation: UInt64) {
         guard following.withLock({ $0.generation == generation && !$0.isHalted }) else { return }
-        switch gate.admit(position: delivery.position, id: delivery.id, consumer: delivery.consumer,
-                          asking: gateQuestions())
-        {
+        let verdict = gate.admit(position: delivery.position, id: delivery.id, consumer: delivery.consumer,
+                                 asking: gateQuestions())
+        switch verdict {
         case .pass:
             following.withLock { progress in
                 progress.delivered = max(progress.delivered, delivery.position)
@@ -107,12 +107,17 @@ extension JetStreamLog {
                 let status = canopy_js_stream_leader(context, stream, &leader, Int32(leader.count))
                 return status == NATS_OK ? Self.text(leader) : nil
             },
-            messageID: { [weak self] position in
+            message: { [weak self] position in
                 guard let context = self?.openContext() else { return nil }
                 var id = [CChar](repeating: 0, count: 256)
-                let status = canopy_js_message_id(context, stream, position, &id, Int32(id.count))
-                if status == NATS_NOT_FOUND { return .some(nil) }
-                return status == NATS_OK ? .some(Self.text(id)) : nil
+                switch canopy_js_message_id(context, stream, position, &id, Int32(id.count)) {
+                case NATS_OK: return .id(Self.text(id))
+                case NATS_NOT_FOUND:
+                    var last: UInt64 = 0
+                    guard canopy_js_last_sequence(context, stream, &last) == NATS_OK else { return nil }
+                    return position > last ? .beyondEnd : .removed
+                default: return nil
+                }
             },
             now: { Self.now() })
     }

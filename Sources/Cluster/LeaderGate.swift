@@ -20,10 +20,20 @@ final class LeaderGate: Sendable {
         let consumerHost: @Sendable (_ consumer: String) -> String?
         /// The server leading the stream.
         let streamLeader: @Sendable () -> String?
-        /// The id of the leader's message at a position: `.some(nil)` when the leader holds none there.
-        let messageID: @Sendable (_ position: UInt64) -> String??
+        /// What the leader holds at a position.
+        let message: @Sendable (_ position: UInt64) -> HeldMessage?
         /// Seconds of a monotonic clock.
         let now: @Sendable () -> Double
+    }
+
+    /// What the stream's leader holds at a position.
+    enum HeldMessage: Equatable {
+        /// The message with this id.
+        case id(String)
+        /// Nothing any more: removed below a snapshot.
+        case removed
+        /// Nothing yet: its copy ends before.
+        case beyondEnd
     }
 
     /// What to do with a delivery.
@@ -64,14 +74,15 @@ final class LeaderGate: Sendable {
             return pass(position, id)
         }
         let after = last?.position ?? position - 1
-        guard let leader = questions.streamLeader(), !leader.isEmpty,
-            let host = questions.consumerHost(consumer), host == leader
-        else { return .followAgain(after: after) }
+        guard let leader = questions.streamLeader(), !leader.isEmpty, questions.consumerHost(consumer) == leader else {
+            return .followAgain(after: after)
+        }
         if let last {
-            switch questions.messageID(last.position) {
+            switch questions.message(last.position) {
             case nil: return .followAgain(after: after)
-            case .some(let held?) where held != last.id: return .diverged(at: last.position)
-            case .some: break  // the same message, or removed below a snapshot
+            case .id(let held) where held != last.id: return .diverged(at: last.position)
+            case .beyondEnd: return .diverged(at: last.position)
+            case .id, .removed: break
             }
         }
         state.withLock { $0.trusted = (consumer, now) }
@@ -85,3 +96,4 @@ final class LeaderGate: Sendable {
         return .pass
     }
 }
+

@@ -8,18 +8,21 @@ import Synchronization
 /// meanwhile (tasks, reads) waits, and the answers to its own proposals applied during the rebuild follow that
 /// change, as a write's event precedes its acknowledgement.
 extension ReplicaDriver {
-    /// Starts a rebuild, unless one runs or the replica is still loading (it has served nothing yet). `reason` is
-    /// for the log's owner. On the sequencer.
+    /// Starts a rebuild (``Rebuild``); `reason` is for the log's owner. A replica still loading (it has served
+    /// nothing yet) or already rebuilding starts over from the snapshot, keeping what it holds for its callers. On
+    /// the sequencer.
     func rebuild(_ reason: String) {
-        guard replica.rebuilding == nil, replica.catchUp == nil, !sequencer.isRefusing else { return }
-        replica.rebuilds += 1
-        replica.rebuilding = Rebuild(before: sequencer.state.root, reason: reason)
+        guard !sequencer.isRefusing else { return }
+        if replica.catchUp == nil, replica.rebuilding == nil {
+            replica.rebuilds += 1
+            replica.rebuilding = Rebuild(before: sequencer.state.root, reason: reason)
+            rebuilt?(reason)
+            askRebuildTarget()
+        }
         sequencer.state = LogState(compiler: sequencer.compiler)
         replica.appliedPosition = 0
         replica.nodeOrder = NodeOrder()
         replica.undecodable = 0
-        rebuilt?(reason)
-        askRebuildTarget()
         restoreLatestSnapshot()
     }
 
