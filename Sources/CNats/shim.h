@@ -203,4 +203,13 @@ static inline uint64_t canopy_js_delivery(natsMsg *message, char *consumer, int 
     jsMsgMetaData_Destroy(meta);
     return sequence;
 }
+/// Asks the leader of stream `name` to step down: JetStream elects another of the stream's servers.
+static inline natsStatus canopy_js_stream_stepdown(natsConnection *connection, const char *name) {
+    char subject[512];
+    snprintf(subject, sizeof subject, "$JS.API.STREAM.LEADER.STEPDOWN.%s", name);
+    natsMsg *reply = NULL;
+    natsStatus status = natsConnection_RequestString(&reply, connection, subject, "", 3000);
+    if (reply != NULL) natsMsg_Destroy(reply);
+    return status;
+}
 #endif

@@ -5,11 +5,14 @@ import Synchronization
 
 /// Following: an ordered consumer from the requested position, whose deliveries reach the replica only through the
 /// log's ``LeaderGate`` (only what the stream's leader holds, in its order). A consumer found elsewhere is replaced
-/// by a new one, made after ``refollowDelaySeconds``, until one lives on the leader; entries found to differ from the
-/// leader's make the replica rebuild (``watchDivergence(_:)``).
+/// by a new one, made after ``refollowDelaySeconds``, until one lives on the leader. A leader whose copy contradicts
+/// what the replica applied is asked to step down; when a second leader contradicts it too, the replica rebuilds
+/// (``watchDivergence(_:)``).
 extension JetStreamLog {
     /// How long to wait before making another consumer when the last one was not on the stream's leader.
     static let refollowDelaySeconds = 0.2
+    /// How long to wait, after asking a leader whose copy contradicts the replica to step down, before following again.
+    static let contradictedRetrySeconds = 1.0
 
     public func follow(after position: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
         self.deliver.withLock { $0 = deliver }
@@ -69,6 +72,17 @@ extension JetStreamLog {
             DispatchQueue.global().asyncAfter(deadline: .now() + Self.refollowDelaySeconds) { [weak self] in
                 guard let self, following.withLock({ $0.generation == generation }) else { return }
                 follow(after: after, deliver: deliver)
+            }
+        case .leaderContradicts(_, let after):
+            // Its copy went wrong while it followed (docs/reliability.md): let another server lead, then check again.
+            guard halt(generation), let deliver = deliver.withLock({ $0 }) else { return }
+            DispatchQueue.global().async { [weak self] in
+                guard let self else { return }
+                _ = canopy_js_stream_stepdown(cluster.connection, stream)
+                DispatchQueue.global().asyncAfter(deadline: .now() + Self.contradictedRetrySeconds) { [weak self] in
+                    guard let self, following.withLock({ $0.generation == generation }) else { return }
+                    follow(after: after, deliver: deliver)
+                }
             }
         case .diverged:
             guard halt(generation) else { return }

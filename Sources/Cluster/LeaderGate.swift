@@ -9,7 +9,11 @@ import Synchronization
 /// ``freshSeconds`` (a paused or deposed server delivers only after a pause far longer than that, so its
 /// deliveries find the knowledge stale and are checked again). Whenever it checks, the gate also compares the
 /// leader's message at the last position it let through with the one it let through there: a difference means the
-/// replica applied another copy's entries, and must rebuild from the leader's.
+/// replica applied another copy's entries, or that the leader's copy is the one that went wrong. A copy goes wrong
+/// while its server follows (the deposed leader catching up), and can be elected later; the replica only ever
+/// applied leaders' copies. So the first leader found contradicting the replica is asked to step down, and the
+/// replica waits; only when a second, different leader contradicts it too is the replica the one that is wrong, and
+/// it rebuilds from the log.
 final class LeaderGate: Sendable {
     /// How long the knowledge that a consumer lives on the leader is trusted.
     static let freshSeconds = 1.0
@@ -42,7 +46,10 @@ final class LeaderGate: Sendable {
         case pass
         /// Drop it and follow again with a new consumer after position `after` (the last one let through).
         case followAgain(after: UInt64)
-        /// The entries let through so far are not the leader's: the replica must rebuild.
+        /// The leader's copy contradicts the entries let through: ask it to step down, and follow again after
+        /// position `after` once another leads.
+        case leaderContradicts(String, after: UInt64)
+        /// Two different leaders contradicted the entries let through: the replica must rebuild.
         case diverged(at: UInt64)
     }
 
@@ -51,6 +58,8 @@ final class LeaderGate: Sendable {
         var trusted: (consumer: String, since: Double)?
         /// The last position let through, and the id of its message.
         var last: (position: UInt64, id: String)?
+        /// The leaders found contradicting the entries let through, since the last one that agreed.
+        var contradicting: Set<String> = []
     }
 
     private let state = Mutex(State())
@@ -62,7 +71,10 @@ final class LeaderGate: Sendable {
     func restart(after position: UInt64) {
         state.withLock { state in
             state.trusted = nil
-            if state.last?.position != position { state.last = nil }
+            if state.last?.position != position {
+                state.last = nil
+                state.contradicting = []
+            }
         }
     }
 
@@ -80,13 +92,27 @@ final class LeaderGate: Sendable {
         if let last {
             switch questions.message(last.position) {
             case nil: return .followAgain(after: after)
-            case .id(let held) where held != last.id: return .diverged(at: last.position)
-            case .beyondEnd: return .diverged(at: last.position)
+            case .id(let held) where held != last.id: return contradicted(by: leader, at: last.position)
+            case .beyondEnd: return contradicted(by: leader, at: last.position)
             case .id, .removed: break
             }
         }
-        state.withLock { $0.trusted = (consumer, now) }
+        state.withLock { state in
+            state.trusted = (consumer, now)
+            state.contradicting = []
+        }
         return pass(position, id)
+    }
+
+    private func contradicted(by leader: String, at position: UInt64) -> Verdict {
+        state.withLock { state in
+            state.contradicting.insert(leader)
+            guard state.contradicting.count < 2 else {
+                state.contradicting = []
+                return .diverged(at: position)
+            }
+            return .leaderContradicts(leader, after: position)
+        }
     }
 
     private func pass(_ position: UInt64, _ id: String) -> Verdict {

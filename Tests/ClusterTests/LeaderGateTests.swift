@@ -69,19 +69,37 @@ struct LeaderGateTests {
         #expect(gate.admit(position: 2, id: "x-9", consumer: "c1", asking: servers.questions) == .followAgain(after: 1))
     }
 
-    @Test("a new consumer on the leader whose message at the last position differs reports a divergence")
-    func divergence() {
+    @Test("a leader whose message at the last position differs is asked to step down; a second one means divergence")
+    func contradiction() {
         let servers = ScriptedServers()
-        servers.script.withLock { $0.hosts = ["c1": "n1", "c2": "n1"]; $0.held = [4: .id("real-4")] }
+        servers.script.withLock { $0.hosts = ["c1": "n1", "c2": "n1", "c3": "n2"]; $0.held = [4: .id("real-4")] }
         let gate = LeaderGate()
         #expect(gate.admit(position: 4, id: "forged-4", consumer: "c1", asking: servers.questions) == .pass)
-        #expect(gate.admit(position: 5, id: "a-5", consumer: "c2", asking: servers.questions) == .diverged(at: 4))
-        // So does a leader whose copy ends before it (it misses entries another copy delivered).
-        servers.script.withLock { $0.held = [4: .beyondEnd] }
-        #expect(gate.admit(position: 5, id: "a-5", consumer: "c2", asking: servers.questions) == .diverged(at: 4))
+        #expect(gate.admit(position: 5, id: "a-5", consumer: "c2", asking: servers.questions)
+            == .leaderContradicts("n1", after: 4))
+        // The same leader again changes nothing; another leader whose copy ends before it contradicts too.
+        #expect(gate.admit(position: 5, id: "a-5", consumer: "c2", asking: servers.questions)
+            == .leaderContradicts("n1", after: 4))
+        servers.script.withLock { $0.leader = "n2"; $0.held = [4: .beyondEnd] }
+        #expect(gate.admit(position: 5, id: "a-5", consumer: "c3", asking: servers.questions) == .diverged(at: 4))
         // Restarting elsewhere (the replica rebuilt) forgets what was let through.
         gate.restart(after: 0)
-        #expect(gate.admit(position: 1, id: "a-1", consumer: "c2", asking: servers.questions) == .pass)
+        #expect(gate.admit(position: 1, id: "a-1", consumer: "c3", asking: servers.questions) == .pass)
+    }
+
+    @Test("a leader that agrees clears an earlier contradiction: only two in a row make a divergence")
+    func agreementClears() {
+        let servers = ScriptedServers()
+        servers.script.withLock { $0.hosts = ["c1": "n1", "c2": "n1", "c3": "n2", "c4": "n3"]; $0.held = [4: .id("x")] }
+        let gate = LeaderGate()
+        #expect(gate.admit(position: 4, id: "a-4", consumer: "c1", asking: servers.questions) == .pass)
+        #expect(gate.admit(position: 5, id: "a-5", consumer: "c2", asking: servers.questions)
+            == .leaderContradicts("n1", after: 4))
+        servers.script.withLock { $0.leader = "n2"; $0.held = [4: .id("a-4")] }
+        #expect(gate.admit(position: 5, id: "a-5", consumer: "c3", asking: servers.questions) == .pass)
+        servers.script.withLock { $0.leader = "n3"; $0.held = [5: .id("y")] }
+        #expect(gate.admit(position: 6, id: "a-6", consumer: "c4", asking: servers.questions)
+            == .leaderContradicts("n3", after: 5))
     }
 
     @Test("the same message, or one removed below a snapshot, at the last position lets the new consumer through")
