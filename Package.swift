@@ -155,6 +155,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "DataModel", "TestSupport"]),
+        .testTarget(name: "ClusterTests", dependencies: ["Cluster"]),
         .testTarget(
             name: "GatewayTests",
             dependencies: [

@@ -1,6 +1,7 @@
 #ifndef CNATS_SHIM_H
 #define CNATS_SHIM_H
 #include <nats/nats.h>
+#include <stdio.h>
 #include <string.h>
 
 /// The JetStream calls Canopy's cluster mode makes, with flat arguments: the option structs are filled here, in C,
@@ -142,19 +143,73 @@ static inline natsStatus canopy_js_purge_below(jsCtx *context, const char *strea
     return js_PurgeStream(context, stream, &options, &error);
 }
 
-/// The stream sequence of a message a consumer delivered (0 when it has no JetStream metadata).
-static inline uint64_t canopy_js_stream_sequence(natsMsg *message) {
-    jsMsgMetaData *meta = NULL;
-    if (natsMsg_GetMetaData(&meta, message) != NATS_OK || meta == NULL) return 0;
-    uint64_t sequence = meta->Sequence.Stream;
-    jsMsgMetaData_Destroy(meta);
-    return sequence;
-}
-
 /// The de-duplication id of a published message ("" when it has none).
 static inline const char *canopy_msg_id(natsMsg *message) {
     const char *value = NULL;
     if (natsMsgHeader_Get(message, "Nats-Msg-Id", &value) != NATS_OK || value == NULL) return "";
     return value;
+}
+/// Copies `text` into `out` (`capacity` bytes, always terminated); an empty string for NULL.
+static inline void canopy_copy_text(const char *text, char *out, int capacity) {
+    if (capacity <= 0) return;
+    snprintf(out, (size_t)capacity, "%s", text != NULL ? text : "");
+}
+
+/// The name of the server leading stream `name` now, into `leader` ("" when it has none).
+static inline natsStatus canopy_js_stream_leader(jsCtx *context, const char *name, char *leader, int capacity) {
+    jsStreamInfo *info = NULL;
+    jsErrCode error = 0;
+    natsStatus status = js_GetStreamInfo(&info, context, name, NULL, &error);
+    canopy_copy_text(status == NATS_OK && info != NULL && info->Cluster != NULL ? info->Cluster->Leader : NULL,
+                     leader, capacity);
+    if (info != NULL) jsStreamInfo_Destroy(info);
+    return status;
+}
+
+/// The name of the server holding consumer `consumer` of stream `stream` (a single-replica consumer delivers from
+/// that server's copy of the stream), into `host` ("" when unknown).
+static inline natsStatus canopy_js_consumer_host(jsCtx *context, const char *stream, const char *consumer,
+                                                 char *host, int capacity) {
+    jsConsumerInfo *info = NULL;
+    jsErrCode error = 0;
+    natsStatus status = js_GetConsumerInfo(&info, context, stream, consumer, NULL, &error);
+    canopy_copy_text(status == NATS_OK && info != NULL && info->Cluster != NULL ? info->Cluster->Leader : NULL,
+                     host, capacity);
+    if (info != NULL) jsConsumerInfo_Destroy(info);
+    return status;
+}
+
+/// The de-duplication id of the message at `sequence` of `stream` as the stream's leader holds it, into `id`
+/// (`NATS_NOT_FOUND` when there is no message there).
+static inline natsStatus canopy_js_message_id(jsCtx *context, const char *stream, uint64_t sequence, char *id,
+                                              int capacity) {
+    natsMsg *message = NULL;
+    jsErrCode error = 0;
+    natsStatus status = js_GetMsg(&message, context, stream, sequence, NULL, &error);
+    if (status != NATS_OK && error == JSNoMessageFoundErr) status = NATS_NOT_FOUND;
+    canopy_copy_text(status == NATS_OK && message != NULL ? canopy_msg_id(message) : NULL, id, capacity);
+    if (message != NULL) natsMsg_Destroy(message);
+    return status;
+}
+
+/// The stream sequence of a message a consumer delivered and the consumer's name (into `consumer`); 0 when it has
+/// no JetStream metadata.
+static inline uint64_t canopy_js_delivery(natsMsg *message, char *consumer, int capacity) {
+    jsMsgMetaData *meta = NULL;
+    canopy_copy_text(NULL, consumer, capacity);
+    if (natsMsg_GetMetaData(&meta, message) != NATS_OK || meta == NULL) return 0;
+    uint64_t sequence = meta->Sequence.Stream;
+    canopy_copy_text(meta->Consumer, consumer, capacity);
+    jsMsgMetaData_Destroy(meta);
+    return sequence;
+}
+/// Asks the leader of stream `name` to step down: JetStream elects another of the stream's servers.
+static inline natsStatus canopy_js_stream_stepdown(natsConnection *connection, const char *name) {
+    char subject[512];
+    snprintf(subject, sizeof subject, "$JS.API.STREAM.LEADER.STEPDOWN.%s", name);
+    natsMsg *reply = NULL;
+    natsStatus status = natsConnection_RequestString(&reply, connection, subject, "", 3000);
+    if (reply != NULL) natsMsg_Destroy(reply);
+    return status;
 }
 #endif

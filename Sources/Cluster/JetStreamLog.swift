@@ -40,9 +40,12 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
 
     /// Appends not acknowledged yet, by id.
     private let pending = Mutex<[String: PendingAppend]>([:])
-    private let handles = Mutex(Handles())
-    private let deliver = Mutex<(@Sendable (UInt64, [UInt8]) -> Void)?>(nil)
-    private let following = Mutex(FollowProgress())
+    let handles = Mutex(Handles())
+    let deliver = Mutex<(@Sendable (UInt64, [UInt8]) -> Void)?>(nil)
+    /// Whom to tell when the entries delivered turn out not to be the stream leader's (JetStreamLog+Following.swift).
+    let divergence = Mutex<(@Sendable () -> Void)?>(nil)
+    let following = Mutex(FollowProgress())
+    let gate = LeaderGate()
 
     init(cluster: NATSCluster, namespace: String) {
         self.cluster = cluster
@@ -112,35 +115,6 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         }
     }
 
-    public func follow(after position: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
-        self.deliver.withLock { $0 = deliver }
-        following.withLock { progress in
-            progress.delivered = position
-            progress.lastDelivery = Self.now()
-        }
-        if let earlier = handles.withLock({ handles in
-            defer { handles.subscription = nil }
-            return handles.subscription
-        }) {
-            natsSubscription_Unsubscribe(earlier)
-            natsSubscription_Destroy(earlier)
-        }
-        guard let context = openContext() else { return }
-        var created: OpaquePointer?
-        let closure = Unmanaged.passUnretained(self).toOpaque()
-        let status = canopy_js_follow(&created, context, stream, subject, position + 1, { _, _, message, closure in
-            guard let closure, let message else { return }
-            let log = Unmanaged<JetStreamLog>.fromOpaque(closure).takeUnretainedValue()
-            let sequence = canopy_js_stream_sequence(message)
-            let count = Int(natsMsg_GetDataLength(message))
-            let payload = natsMsg_GetData(message).map { [UInt8](UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
-            natsMsg_Destroy(message)
-            guard sequence > 0 else { return }
-            log.delivered(sequence, payload)
-        }, closure)
-        if status == NATS_OK { handles.withLock { $0.subscription = created } }
-    }
-
     public func append(_ payload: [UInt8], id: String, failed: @escaping @Sendable (ReplicationError) -> Void) {
         let append = PendingAppend(payload: payload, failed: failed, firstSent: Self.now(), lastSent: Self.now())
         pending.withLock { $0[id] = append }
@@ -193,6 +167,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
             natsSubscription_Destroy(subscription)
         }
         if let context = closing.context { jsCtx_Destroy(context) }
+        for context in closing.followContexts { Unmanaged<FollowContext>.fromOpaque(context).release() }
         if let (subscription, box) = closing.checkpoints {
             natsSubscription_Unsubscribe(subscription)
             natsSubscription_Destroy(subscription)
@@ -241,50 +216,17 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         for append in again.sorted(by: { $0.first < $1.first }) { publish(append.payload, id: append.id) }
     }
 
-    // MARK: - Following
-
-    /// The consumer delivered `payload` at `sequence` (on nats.c's thread).
-    private func delivered(_ sequence: UInt64, _ payload: [UInt8]) {
-        following.withLock { progress in
-            progress.delivered = max(progress.delivered, sequence)
-            progress.lastDelivery = Self.now()
-        }
-        deliver.withLock { $0 }?(sequence, payload)
-    }
-
-    /// The stream is known to hold `head` (a publish acknowledged there, a checkpoint, a reader's question).
-    private func learned(head: UInt64) {
-        following.withLock { $0.knownHead = max($0.knownHead, head) }
-    }
-
-    /// Follows again from the last position delivered when the stream holds more and the consumer has delivered
-    /// nothing for ``followStallSeconds`` (nats.c's thread-safe calls may wait on the servers: off the timer).
-    private func followAgainIfStalled() {
-        guard let deliver = deliver.withLock({ $0 }) else { return }
-        let now = Self.now()
-        let resume: UInt64? = following.withLock { progress in
-            guard !progress.isRefollowing, progress.knownHead > progress.delivered,
-                now - progress.lastDelivery >= Self.followStallSeconds
-            else { return nil }
-            progress.isRefollowing = true
-            return progress.delivered
-        }
-        guard let resume else { return }
-        DispatchQueue.global().async { [self] in
-            follow(after: resume, deliver: deliver)
-            following.withLock { $0.isRefollowing = false }
-        }
-    }
-
-    private static func now() -> Double {
+    static func now() -> Double {
         Double(DispatchTime.now().uptimeNanoseconds) / 1e9
     }
 }
 
 /// nats.c's objects of one log (the pointers are used from any thread: nats.c is thread-safe).
-private struct Handles: @unchecked Sendable {
+struct Handles: @unchecked Sendable {
     var context: OpaquePointer?
     var subscription: OpaquePointer?
+    /// The retained closures of every subscription made to follow (released once the log is closed).
+    var followContexts: [UnsafeMutableRawPointer] = []
     var timer: (any DispatchSourceTimer)?
     /// The checkpoint subscription and the retained listener it calls.
     var checkpoints: (OpaquePointer?, UnsafeMutableRawPointer)?
@@ -297,18 +239,6 @@ private final class CheckpointListener: Sendable {
     init(_ received: @escaping @Sendable (Checkpoint) -> Void) {
         self.received = received
     }
-}
-
-/// How far a log's consumer got, and what the stream is known to hold beyond it.
-private struct FollowProgress {
-    /// The last position delivered (or the one following started after).
-    var delivered: UInt64 = 0
-    /// When the consumer last delivered (or following started), in seconds of uptime.
-    var lastDelivery = 0.0
-    /// The highest position the stream is known to hold.
-    var knownHead: UInt64 = 0
-    /// Whether a new consumer is being made.
-    var isRefollowing = false
 }
 
 /// An append waiting for its acknowledgement.

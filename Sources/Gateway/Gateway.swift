@@ -149,6 +149,10 @@ public final class Gateway: Router {
                         "hash": "\(mine.hash)", "other_node": "\(theirs.node)", "other_hash": "\(theirs.hash)",
                     ])
                 }
+                storeConfiguration.replicaRebuilt = { reason in
+                    logger.error("cluster.rebuild: the replica rebuilds its tree from the log",
+                                 metadata: ["namespace": "\(name)", "reason": "\(reason)"])
+                }
                 storeConfiguration.declaredDown = { [weak self] in
                     guard let self else { return }
                     logger.warning(

@@ -27,6 +27,9 @@ public struct StoreConfiguration: Sendable {
     /// have run everywhere); the store then proposes under a new name. The owner should close the namespace's
     /// connections so that their clients reconnect and register again. On the sequencer.
     public var declaredDown: (@Sendable () -> Void)?
+    /// Cluster mode: called when the replica starts rebuilding its tree from the log, with why (the log found its
+    /// entries differ from the stream leader's, or more replicas agree on another tree), on the sequencer.
+    public var replicaRebuilt: (@Sendable (_ reason: String) -> Void)?
     /// Hears what happens to the journal that an operator must know: a full disk, its recovery, a failure that
     /// stops the namespace from acknowledging writes. On the journal's queue.
     public var journalEvents: (@Sendable (JournalEvent) -> Void)?

@@ -16,6 +16,8 @@ final class MemoryLog: @unchecked Sendable {
     /// Followers that get nothing for now, and the position each had reached (``pause(_:)``).
     private var paused: [String: UInt64] = [:]
     private var checkpointListeners: [@Sendable (Checkpoint) -> Void] = []
+    /// Each node's divergence handler (``ReplicatedLog/watchDivergence(_:)``).
+    private var divergenceHandlers: [String: @Sendable () -> Void] = [:]
     /// The two newest snapshots, oldest first.
     private var snapshots: [StoredSnapshot] = []
     /// What every replica is told about snapshots (0: none).
@@ -67,6 +69,27 @@ final class MemoryLog: @unchecked Sendable {
             }
             followers[node] = (queue, deliver)
         }
+    }
+
+    /// Delivers `payload` to `node`'s replica alone at the next position, which the log then fills with whatever is
+    /// appended next: what a deposed NATS leader's copy of the stream did (docs/reliability.md).
+    func forge(_ payload: [UInt8], to node: String) {
+        mutex.withLock { _ in
+            guard let follower = followers[node] else { return }
+            let position = UInt64(entries.count + 1)
+            let deliver = follower.deliver
+            follower.queue.async { deliver(position, payload) }
+        }
+    }
+
+    /// Tells `node`'s replica its entries differ from the log's (as JetStreamLog's gate does).
+    func reportDivergence(to node: String) {
+        let handler = mutex.withLock { _ in divergenceHandlers[node] }
+        handler?()
+    }
+
+    fileprivate func watchDivergence(_ node: String, _ diverged: @escaping @Sendable () -> Void) {
+        mutex.withLock { _ in divergenceHandlers[node] = diverged }
     }
 
     /// Stops delivering to `node`'s replica, as if it lagged far behind.
@@ -140,6 +163,8 @@ final class MemoryLog: @unchecked Sendable {
         func announce(_ checkpoint: Checkpoint) { log.announce(checkpoint) }
 
         func listenForCheckpoints(_ received: @escaping @Sendable (Checkpoint) -> Void) { log.listen(received) }
+
+        func watchDivergence(_ diverged: @escaping @Sendable () -> Void) { log.watchDivergence(node, diverged) }
 
         func close() {}
     }

@@ -19,6 +19,11 @@ extension ReplicaDriver {
                     log.listenForCheckpoints { [self] checkpoint in
                         sequencer.queue.async { [self] in compare(theirs: checkpoint) }
                     }
+                    log.watchDivergence { [self] in
+                        sequencer.queue.async { [self] in
+                            rebuild("the log found this replica's entries differ from the stream leader's")
+                        }
+                    }
                     restoreLatestSnapshot()
                 }
             }
@@ -55,10 +60,15 @@ extension ReplicaDriver {
             replica.undecodable += 1
         }
         if replica.catchUp != nil { replica.replayed += 1 }
-        // The task's events go to the loops first, then the answers: a writer sees its write's event before `ok`.
-        sequencer.endTask()
-        for answer in answers { answer() }
-        if !wasDeclaredDown, replica.nodeOrder.isForgotten(proposer), replica.catchUp == nil { rejoin() }
+        if replica.rebuilding != nil {
+            // Held until the rebuilt tree's change reaches the listeners (ReplicaDriver+Rebuild.swift).
+            replica.rebuilding?.answers += answers
+        } else {
+            // The task's events go to the loops first, then the answers: a writer sees its write's event before `ok`.
+            sequencer.endTask()
+            for answer in answers { answer() }
+            if !wasDeclaredDown, replica.nodeOrder.isForgotten(proposer), replica.catchUp == nil { rejoin() }
+        }
         advanced(to: position)
         if position % checkpointInterval == 0 { takeCheckpoint(at: position) }
         if log.snapshotInterval > 0, position % log.snapshotInterval == 0,
@@ -71,6 +81,7 @@ extension ReplicaDriver {
     /// What follows the replica reaching `position` (by an entry or a snapshot): settled reads run, loading
     /// finishes once caught up, and callers waiting for the position go on.
     func advanced(to position: UInt64) {
+        guard replica.rebuilding == nil else { return finishRebuildWhenCaughtUp() }
         runSettledReads()
         checkCaughtUp()
         if !replica.headWaiters.isEmpty {
@@ -103,7 +114,7 @@ extension ReplicaDriver {
             }
             switch sequencer.state.apply(LogEntry(sequence: sequencer.state.sequence + 1, timestamp: timestamp, operation: placed)) {
             case .applied(let outcome, let record):
-                sequencer.observer?(record)
+                if replica.rebuilding == nil { sequencer.observer?(record) }
                 results.append(.success(outcome))
             case .rejected(let error): results.append(.failure(error))
             case .rulesInstalled, .presenceChanged: results.append(nil)
@@ -131,7 +142,7 @@ extension ReplicaDriver {
     /// ignores whatever it proposes under its name. It proposes under a new name from now on, tells its owner
     /// (which closes its connections, so that their clients reconnect, send their unacknowledged writes again and
     /// arm their onDisconnect writes again), then fails what it had proposed and not seen applied: none of it was.
-    private func rejoin() {
+    func rejoin() {
         replica.rejoins += 1
         replica.lastProposal = 0
         replica.gathering = nil
@@ -174,6 +185,7 @@ extension ReplicaDriver {
                 for theirs in replica.checkpoints.recordMine(mine) where theirs.hash != mine.hash {
                     divergence?(mine, theirs)
                 }
+                rebuildIfOutvoted(at: position)
             }
         }
     }
@@ -181,7 +193,17 @@ extension ReplicaDriver {
     /// Compares another replica's checkpoint with this one's at the same position (now or once taken).
     private func compare(theirs: Checkpoint) {
         guard theirs.node != log.node else { return }
-        if let mine = replica.checkpoints.recordTheirs(theirs), mine.hash != theirs.hash { divergence?(mine, theirs) }
+        if let mine = replica.checkpoints.recordTheirs(theirs), mine.hash != theirs.hash {
+            divergence?(mine, theirs)
+            rebuildIfOutvoted(at: theirs.position)
+        }
+    }
+
+    /// Rebuilds when more replicas agree on another tree at `position` than on this one's (with two replicas,
+    /// neither can tell which is wrong: both only report).
+    private func rebuildIfOutvoted(at position: UInt64) {
+        guard replica.checkpoints.isOutvoted(at: position) else { return }
+        rebuild("at log position \(position), more replicas agree on another tree than on this one's")
     }
 
     /// Runs, in order, what was submitted while the replica was catching up (refused when loading failed).

@@ -15,7 +15,7 @@ extension ReplicaDriver {
     }
 
     private func presenceTick() {
-        guard refusal() == nil, replica.catchUp == nil else { return }
+        guard refusal() == nil, replica.catchUp == nil, replica.rebuilding == nil else { return }
         let me = proposer
         if sequencer.state.presence.armed[me] != nil {
             propose([.heartbeat(node: me)]) { _ in }

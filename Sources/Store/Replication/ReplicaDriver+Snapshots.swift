@@ -81,9 +81,15 @@ extension ReplicaDriver {
             sequencer.report.withLock { $0.loadedSnapshot = true; $0.snapshotPosition = snapshot.position }
             return
         }
+        guard replica.rebuilding == nil else { return failIncluded(in: snapshot) }
         sequencer.observer?(ChangeRecord(sequence: sequencer.state.sequence,
                                changes: [Change(path: .root, oldValue: before, newValue: sequencer.state.root)]))
         sequencer.endTask()
+        failIncluded(in: snapshot)
+    }
+
+    /// Fails this node's waiting proposals that `snapshot` includes: their outcome is in it, not known here.
+    private func failIncluded(in snapshot: ReplicaSnapshot) {
         let next = snapshot.nodeOrder.next[proposer] ?? 1
         for number in replica.waiting.keys.sorted() where number < next {
             for part in replica.waiting.removeValue(forKey: number) ?? [] { part.settle(.failure(.unavailable)) }

@@ -17,6 +17,8 @@ final class ReplicaDriver: LogDriver, @unchecked Sendable {
     let divergence: (@Sendable (Checkpoint, Checkpoint) -> Void)?
     /// Whom to tell when the log declared this node down while it runs.
     let declaredDown: (@Sendable () -> Void)?
+    /// Whom to tell when the replica rebuilds its tree from the log (and why).
+    let rebuilt: (@Sendable (String) -> Void)?
     /// Owned by the sequencer.
     var replica = ReplicaState()
 
@@ -26,6 +28,7 @@ final class ReplicaDriver: LogDriver, @unchecked Sendable {
         checkpointInterval = max(1, configuration.checkpointInterval)
         divergence = configuration.divergence
         declaredDown = configuration.declaredDown
+        rebuilt = configuration.replicaRebuilt
     }
 
     // MARK: - LogDriver
@@ -35,9 +38,9 @@ final class ReplicaDriver: LogDriver, @unchecked Sendable {
     }
 
     /// Until the replica caught up with its log, tasks are held (in submission order), so nothing is proposed or
-    /// answered before the replica holds everything the log held when it opened.
+    /// answered before the replica holds everything the log held when it opened; so are they during a rebuild.
     func run(_ task: @escaping @Sendable () -> Void) {
-        if !sequencer.isLoaded, !sequencer.hasFailed {
+        if (!sequencer.isLoaded && !sequencer.hasFailed) || replica.rebuilding != nil {
             replica.untilServing.append(task)
         } else {
             task()
@@ -47,6 +50,10 @@ final class ReplicaDriver: LogDriver, @unchecked Sendable {
     /// A read answers only once this node's writes proposed before it are applied; writes proposed after it go
     /// into a later message, so it does not wait for (nor see) them.
     func runRead(_ read: @escaping () -> Void) {
+        if replica.rebuilding != nil {
+            replica.rebuilding?.reads.append(read)
+            return
+        }
         guard replica.hasOutstandingProposals else { return read() }
         appendGathered()
         replica.deferred.append((after: replica.lastProposal, run: read))

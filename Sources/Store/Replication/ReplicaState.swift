@@ -42,6 +42,9 @@ struct ReplicaState {
     var headQuestionInFlight = false
     /// This replica's recent checkpoints, and other replicas' not matched yet, by position (bounded).
     var checkpoints = CheckpointBook()
+    /// The rebuild under way, if any, and how many were started (ReplicaDriver+Rebuild.swift).
+    var rebuilding: Rebuild?
+    var rebuilds = 0
 
     var hasOutstandingProposals: Bool { !waiting.isEmpty }
 
@@ -65,25 +68,37 @@ struct ProposalResult: Sendable {
     let rules: RulesRevision
 }
 
-/// The checkpoints a replica keeps for comparing: its own of the last positions, and the others' that arrived
-/// before its own (a replica that lags announces later). Bounded: older entries are dropped.
+/// The checkpoints a replica keeps for comparing: its own of the last positions, and every other replica's hash
+/// there (a replica that lags announces later). Bounded: older positions are dropped.
 struct CheckpointBook {
     private static let kept = 32
     private var mine: [UInt64: Checkpoint] = [:]
-    private var early: [UInt64: [Checkpoint]] = [:]
+    /// Other replicas' hashes, by position and node.
+    private var theirs: [UInt64: [String: String]] = [:]
 
     /// Records this replica's checkpoint; returns the others' already received for its position.
     mutating func recordMine(_ checkpoint: Checkpoint) -> [Checkpoint] {
         mine[checkpoint.position] = checkpoint
         if mine.count > Self.kept, let oldest = mine.keys.min() { mine[oldest] = nil }
-        return early.removeValue(forKey: checkpoint.position) ?? []
+        return (theirs[checkpoint.position] ?? [:]).sorted { $0.key < $1.key }.map { node, hash in
+            Checkpoint(node: node, position: checkpoint.position, hash: hash)
+        }
     }
 
     /// Records another replica's checkpoint; returns this replica's for the same position when it has one.
     mutating func recordTheirs(_ checkpoint: Checkpoint) -> Checkpoint? {
-        if let own = mine[checkpoint.position] { return own }
-        early[checkpoint.position, default: []].append(checkpoint)
-        if early.count > Self.kept, let oldest = early.keys.min() { early[oldest] = nil }
-        return nil
+        theirs[checkpoint.position, default: [:]][checkpoint.node] = checkpoint.hash
+        if theirs.count > Self.kept, let oldest = theirs.keys.min() { theirs[oldest] = nil }
+        return mine[checkpoint.position]
+    }
+
+    /// Whether more replicas announced one other hash at `position` than hold this replica's hash there (this one
+    /// included).
+    func isOutvoted(at position: UInt64) -> Bool {
+        guard let own = mine[position]?.hash else { return false }
+        var counts: [String: Int] = [own: 1]
+        for hash in (theirs[position] ?? [:]).values { counts[hash, default: 0] += 1 }
+        let agreeing = counts[own] ?? 1
+        return counts.contains { hash, count in hash != own && count > agreeing }
     }
 }

@@ -50,8 +50,18 @@ public protocol ReplicatedLog: AnyObject, Sendable {
     /// Calls `received` with the checkpoints other replicas announce.
     func listenForCheckpoints(_ received: @escaping @Sendable (Checkpoint) -> Void)
 
+    /// Calls `diverged` when the log finds that entries it delivered are not the ones it holds at their positions
+    /// (a copy of the log that differed from the one appends are acknowledged against): the replica then rebuilds
+    /// from the log and follows it again.
+    func watchDivergence(_ diverged: @escaping @Sendable () -> Void)
+
     /// Stops following and appending.
     func close()
+}
+
+extension ReplicatedLog {
+    /// A log whose deliveries cannot differ from what it holds never reports a divergence.
+    public func watchDivergence(_ diverged: @escaping @Sendable () -> Void) {}
 }
 
 /// A snapshot as the log holds it.

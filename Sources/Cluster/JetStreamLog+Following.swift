@@ -1,0 +1,206 @@
+import CNats
+import Dispatch
+import Store
+import Synchronization
+
+/// Following: an ordered consumer from the requested position, whose deliveries reach the replica only through the
+/// log's ``LeaderGate`` (only what the stream's leader holds, in its order). A consumer found elsewhere is replaced
+/// by a new one, made after ``refollowDelaySeconds``, until one lives on the leader. A leader whose copy contradicts
+/// what the replica applied is asked to step down; when a second leader contradicts it too, the replica rebuilds
+/// (``watchDivergence(_:)``).
+extension JetStreamLog {
+    /// How long to wait before making another consumer when the last one was not on the stream's leader.
+    static let refollowDelaySeconds = 0.2
+    /// How long to wait, after asking a leader whose copy contradicts the replica to step down, before following again.
+    static let contradictedRetrySeconds = 1.0
+
+    public func follow(after position: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
+        self.deliver.withLock { $0 = deliver }
+        gate.restart(after: position)
+        let generation = following.withLock { progress in
+            progress.delivered = position
+            progress.lastDelivery = Self.now()
+            progress.generation += 1
+            progress.isHalted = false
+            return progress.generation
+        }
+        if let earlier = handles.withLock({ handles in
+            defer { handles.subscription = nil }
+            return handles.subscription
+        }) {
+            natsSubscription_Unsubscribe(earlier)
+            natsSubscription_Destroy(earlier)
+        }
+        guard let context = openContext() else { return }
+        var created: OpaquePointer?
+        let closure = Unmanaged.passRetained(FollowContext(log: self, generation: generation)).toOpaque()
+        handles.withLock { $0.followContexts.append(closure) }
+        let status = canopy_js_follow(&created, context, stream, subject, position + 1, { _, _, message, closure in
+            guard let closure, let message else { return }
+            let following = Unmanaged<FollowContext>.fromOpaque(closure).takeUnretainedValue()
+            var consumer = [CChar](repeating: 0, count: 256)
+            let sequence = canopy_js_delivery(message, &consumer, Int32(consumer.count))
+            let id = String(cString: canopy_msg_id(message))
+            let count = Int(natsMsg_GetDataLength(message))
+            let payload = natsMsg_GetData(message).map { [UInt8](UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
+            natsMsg_Destroy(message)
+            guard sequence > 0, let log = following.log else { return }
+            let delivery = Delivery(position: sequence, id: id, consumer: JetStreamLog.text(consumer), payload: payload)
+            log.delivered(delivery, generation: following.generation)
+        }, closure)
+        if status == NATS_OK { handles.withLock { $0.subscription = created } }
+    }
+
+    public func watchDivergence(_ diverged: @escaping @Sendable () -> Void) {
+        divergence.withLock { $0 = diverged }
+    }
+
+    /// The consumer of following `generation` delivered (on nats.c's thread, which the gate's questions may hold).
+    private func delivered(_ delivery: Delivery, generation: UInt64) {
+        guard following.withLock({ $0.generation == generation && !$0.isHalted }) else { return }
+        let verdict = gate.admit(position: delivery.position, id: delivery.id, consumer: delivery.consumer,
+                                 asking: gateQuestions())
+        switch verdict {
+        case .pass:
+            following.withLock { progress in
+                progress.delivered = max(progress.delivered, delivery.position)
+                progress.lastDelivery = Self.now()
+            }
+            deliver.withLock { $0 }?(delivery.position, delivery.payload)
+        case .followAgain(let after):
+            guard halt(generation), let deliver = deliver.withLock({ $0 }) else { return }
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.refollowDelaySeconds) { [weak self] in
+                guard let self, following.withLock({ $0.generation == generation }) else { return }
+                follow(after: after, deliver: deliver)
+            }
+        case .leaderContradicts(_, let after):
+            // Its copy went wrong while it followed (docs/reliability.md): let another server lead, then check again.
+            guard halt(generation), let deliver = deliver.withLock({ $0 }) else { return }
+            DispatchQueue.global().async { [weak self] in
+                guard let self else { return }
+                _ = canopy_js_stream_stepdown(cluster.connection, stream)
+                DispatchQueue.global().asyncAfter(deadline: .now() + Self.contradictedRetrySeconds) { [weak self] in
+                    guard let self, following.withLock({ $0.generation == generation }) else { return }
+                    follow(after: after, deliver: deliver)
+                }
+            }
+        case .diverged:
+            guard halt(generation) else { return }
+            // The replica rebuilds from the log and follows again; without one to tell, at least follow the leader.
+            if let diverged = divergence.withLock({ $0 }) {
+                DispatchQueue.global().async { diverged() }
+            } else if let deliver = deliver.withLock({ $0 }) {
+                let after = following.withLock { $0.delivered }
+                DispatchQueue.global().async { [self] in follow(after: after, deliver: deliver) }
+            }
+        }
+    }
+
+    /// Stops letting following `generation`'s deliveries through; false when it is no longer the current one.
+    private func halt(_ generation: UInt64) -> Bool {
+        following.withLock { progress in
+            guard progress.generation == generation, !progress.isHalted else { return false }
+            progress.isHalted = true
+            return true
+        }
+    }
+
+    /// The gate's questions, asked of the servers (nats.c waits up to the context's 3 s for each answer).
+    private func gateQuestions() -> LeaderGate.Questions {
+        let stream = stream
+        return LeaderGate.Questions(
+            consumerHost: { [weak self] consumer in
+                guard let context = self?.openContext() else { return nil }
+                var host = [CChar](repeating: 0, count: 256)
+                let status = canopy_js_consumer_host(context, stream, consumer, &host, Int32(host.count))
+                return status == NATS_OK ? Self.text(host) : nil
+            },
+            streamLeader: { [weak self] in
+                guard let context = self?.openContext() else { return nil }
+                var leader = [CChar](repeating: 0, count: 256)
+                let status = canopy_js_stream_leader(context, stream, &leader, Int32(leader.count))
+                return status == NATS_OK ? Self.text(leader) : nil
+            },
+            message: { [weak self] position in
+                guard let context = self?.openContext() else { return nil }
+                var id = [CChar](repeating: 0, count: 256)
+                switch canopy_js_message_id(context, stream, position, &id, Int32(id.count)) {
+                case NATS_OK: return .id(Self.text(id))
+                case NATS_NOT_FOUND:
+                    var last: UInt64 = 0
+                    guard canopy_js_last_sequence(context, stream, &last) == NATS_OK else { return nil }
+                    return position > last ? .beyondEnd : .removed
+                default: return nil
+                }
+            },
+            now: { Self.now() })
+    }
+
+    /// The text nats.c wrote into `buffer` (up to its terminating zero).
+    static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The stream is known to hold `head` (a publish acknowledged there, a checkpoint, a reader's question).
+    func learned(head: UInt64) {
+        following.withLock { $0.knownHead = max($0.knownHead, head) }
+    }
+
+    /// Follows again from the last position delivered when the stream holds more and the consumer has delivered
+    /// nothing for ``followStallSeconds`` (nats.c's thread-safe calls may wait on the servers: off the timer).
+    func followAgainIfStalled() {
+        guard let deliver = deliver.withLock({ $0 }) else { return }
+        let now = Self.now()
+        let resume: UInt64? = following.withLock { progress in
+            guard !progress.isRefollowing, progress.knownHead > progress.delivered,
+                now - progress.lastDelivery >= Self.followStallSeconds
+            else { return nil }
+            progress.isRefollowing = true
+            return progress.delivered
+        }
+        guard let resume else { return }
+        DispatchQueue.global().async { [self] in
+            follow(after: resume, deliver: deliver)
+            following.withLock { $0.isRefollowing = false }
+        }
+    }
+}
+
+/// One message a consumer delivered.
+private struct Delivery {
+    let position: UInt64
+    /// Its `Nats-Msg-Id`.
+    let id: String
+    /// The consumer that delivered it (nats.c makes a new one when the last one missed its heartbeats).
+    let consumer: String
+    let payload: [UInt8]
+}
+
+/// What a subscription made to follow passes to nats.c as its closure: the log, and which following it belongs to
+/// (deliveries of an earlier following are dropped).
+final class FollowContext: @unchecked Sendable {
+    weak var log: JetStreamLog?
+    let generation: UInt64
+
+    init(log: JetStreamLog, generation: UInt64) {
+        self.log = log
+        self.generation = generation
+    }
+}
+
+/// How far a log's consumer got, and what the stream is known to hold beyond it.
+struct FollowProgress {
+    /// The last position delivered (or the one following started after).
+    var delivered: UInt64 = 0
+    /// When the consumer last delivered (or following started), in seconds of uptime.
+    var lastDelivery = 0.0
+    /// The highest position the stream is known to hold.
+    var knownHead: UInt64 = 0
+    /// Whether a new consumer is being made.
+    var isRefollowing = false
+    /// Counts followings; only the current one's deliveries are let through.
+    var generation: UInt64 = 0
+    /// The current following's consumer was found off the leader, or its entries differing: nothing more of it
+    /// passes.
+    var isHalted = false
+}

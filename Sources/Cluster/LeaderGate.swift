@@ -1,0 +1,125 @@
+import Synchronization
+
+/// Lets through to a replica only what the stream's leader holds, in the order it holds it.
+///
+/// A consumer delivers from one server's copy of the stream, and NATS 2.9's copies can differ for good: a stream
+/// leader paused (SIGSTOP, a frozen VM) and deposed keeps, on resuming, messages it had proposed but never
+/// committed, at positions where the others hold other messages, and misses those (docs/reliability.md). So a
+/// delivery passes only when its consumer is known to live on the stream leader, as learned within
+/// ``freshSeconds`` (a paused or deposed server delivers only after a pause far longer than that, so its
+/// deliveries find the knowledge stale and are checked again). Whenever it checks, the gate also compares the
+/// leader's message at the last position it let through with the one it let through there: a difference means the
+/// replica applied another copy's entries, or that the leader's copy is the one that went wrong. A copy goes wrong
+/// while its server follows (the deposed leader catching up), and can be elected later; the replica only ever
+/// applied leaders' copies. So the first leader found contradicting the replica is asked to step down, and the
+/// replica waits; only when a second, different leader contradicts it too is the replica the one that is wrong, and
+/// it rebuilds from the log.
+final class LeaderGate: Sendable {
+    /// How long the knowledge that a consumer lives on the leader is trusted.
+    static let freshSeconds = 1.0
+
+    /// What the gate asks the servers (each may block; `nil`: no answer now).
+    struct Questions: Sendable {
+        /// The server a consumer lives on.
+        let consumerHost: @Sendable (_ consumer: String) -> String?
+        /// The server leading the stream.
+        let streamLeader: @Sendable () -> String?
+        /// What the leader holds at a position.
+        let message: @Sendable (_ position: UInt64) -> HeldMessage?
+        /// Seconds of a monotonic clock.
+        let now: @Sendable () -> Double
+    }
+
+    /// What the stream's leader holds at a position.
+    enum HeldMessage: Equatable {
+        /// The message with this id.
+        case id(String)
+        /// Nothing any more: removed below a snapshot.
+        case removed
+        /// Nothing yet: its copy ends before.
+        case beyondEnd
+    }
+
+    /// What to do with a delivery.
+    enum Verdict: Equatable {
+        /// Hand it to the replica.
+        case pass
+        /// Drop it and follow again with a new consumer after position `after` (the last one let through).
+        case followAgain(after: UInt64)
+        /// The leader's copy contradicts the entries let through: ask it to step down, and follow again after
+        /// position `after` once another leads.
+        case leaderContradicts(String, after: UInt64)
+        /// Two different leaders contradicted the entries let through: the replica must rebuild.
+        case diverged(at: UInt64)
+    }
+
+    private struct State {
+        /// The consumer last found on the leader, and when that was asked.
+        var trusted: (consumer: String, since: Double)?
+        /// The last position let through, and the id of its message.
+        var last: (position: UInt64, id: String)?
+        /// The leaders found contradicting the entries let through, since the last one that agreed.
+        var contradicting: Set<String> = []
+    }
+
+    private let state = Mutex(State())
+
+    init() {}
+
+    /// A new consumer follows after `position`: its first delivery is checked. What was let through at `position`
+    /// is still compared with the leader's, unless the replica moved elsewhere (a snapshot, a rebuild).
+    func restart(after position: UInt64) {
+        state.withLock { state in
+            state.trusted = nil
+            if state.last?.position != position {
+                state.last = nil
+                state.contradicting = []
+            }
+        }
+    }
+
+    /// Whether `consumer`'s delivery of message `id` at `position` may reach the replica (may ask the servers).
+    func admit(position: UInt64, id: String, consumer: String, asking questions: Questions) -> Verdict {
+        let now = questions.now()
+        let (trusted, last) = state.withLock { ($0.trusted, $0.last) }
+        if let trusted, trusted.consumer == consumer, now - trusted.since < Self.freshSeconds {
+            return pass(position, id)
+        }
+        let after = last?.position ?? position - 1
+        guard let leader = questions.streamLeader(), !leader.isEmpty, questions.consumerHost(consumer) == leader else {
+            return .followAgain(after: after)
+        }
+        if let last {
+            switch questions.message(last.position) {
+            case nil: return .followAgain(after: after)
+            case .id(let held) where held != last.id: return contradicted(by: leader, at: last.position)
+            case .beyondEnd: return contradicted(by: leader, at: last.position)
+            case .id, .removed: break
+            }
+        }
+        state.withLock { state in
+            state.trusted = (consumer, now)
+            state.contradicting = []
+        }
+        return pass(position, id)
+    }
+
+    private func contradicted(by leader: String, at position: UInt64) -> Verdict {
+        state.withLock { state in
+            state.contradicting.insert(leader)
+            guard state.contradicting.count < 2 else {
+                state.contradicting = []
+                return .diverged(at: position)
+            }
+            return .leaderContradicts(leader, after: position)
+        }
+    }
+
+    private func pass(_ position: UInt64, _ id: String) -> Verdict {
+        state.withLock { state in
+            if position > state.last?.position ?? 0 { state.last = (position, id) }
+        }
+        return .pass
+    }
+}
+

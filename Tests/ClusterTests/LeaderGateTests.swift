@@ -1,0 +1,115 @@
+@testable import Cluster
+import Synchronization
+import Testing
+
+/// The servers as a test scripts them for a ``LeaderGate``: who leads, where each consumer lives, what the leader
+/// holds, and the clock; counts the questions asked.
+final class ScriptedServers: Sendable {
+    struct Script {
+        var leader: String? = "n1"
+        var hosts: [String: String] = [:]
+        var held: [UInt64: LeaderGate.HeldMessage] = [:]
+        var now = 100.0
+        var questions = 0
+    }
+
+    let script = Mutex(Script())
+
+    var questions: LeaderGate.Questions {
+        LeaderGate.Questions(
+            consumerHost: { consumer in
+                self.script.withLock { script in
+                    script.questions += 1
+                    return script.hosts[consumer]
+                }
+            },
+            streamLeader: {
+                self.script.withLock { script in
+                    script.questions += 1
+                    return script.leader
+                }
+            },
+            message: { position in
+                self.script.withLock { script in
+                    script.questions += 1
+                    return script.held[position]
+                }
+            },
+            now: { self.script.withLock { $0.now } })
+    }
+}
+
+@Suite("Only what the stream leader holds reaches a replica")
+struct LeaderGateTests {
+    @Test("a consumer on the leader passes; the gate asks again only once its knowledge is stale")
+    func consumerOnTheLeader() {
+        let servers = ScriptedServers()
+        servers.script.withLock { $0.hosts = ["c1": "n1"] }
+        let gate = LeaderGate()
+        #expect(gate.admit(position: 1, id: "a-1", consumer: "c1", asking: servers.questions) == .pass)
+        let asked = servers.script.withLock { $0.questions }
+        #expect(gate.admit(position: 2, id: "a-2", consumer: "c1", asking: servers.questions) == .pass)
+        #expect(servers.script.withLock { $0.questions } == asked, "asked again while fresh")
+        servers.script.withLock { $0.now += LeaderGate.freshSeconds; $0.held[2] = .id("a-2") }
+        #expect(gate.admit(position: 3, id: "a-3", consumer: "c1", asking: servers.questions) == .pass)
+        #expect(servers.script.withLock { $0.questions } > asked)
+    }
+
+    @Test("a consumer elsewhere, or a question unanswered, makes a new consumer after the last position let through")
+    func consumerElsewhere() {
+        let servers = ScriptedServers()
+        servers.script.withLock { $0.hosts = ["c1": "n1", "c2": "n2"]; $0.held[1] = .id("a-1") }
+        let gate = LeaderGate()
+        #expect(gate.admit(position: 1, id: "a-1", consumer: "c1", asking: servers.questions) == .pass)
+        #expect(gate.admit(position: 2, id: "x-9", consumer: "c2", asking: servers.questions) == .followAgain(after: 1))
+        servers.script.withLock { $0.leader = nil }
+        #expect(gate.admit(position: 2, id: "a-2", consumer: "c3", asking: servers.questions) == .followAgain(after: 1))
+        // Knowledge goes stale: a deposed leader's consumer, delivering after a pause, is checked again.
+        servers.script.withLock { $0.leader = "n2"; $0.now += 7 }
+        #expect(gate.admit(position: 2, id: "x-9", consumer: "c1", asking: servers.questions) == .followAgain(after: 1))
+    }
+
+    @Test("a leader whose message at the last position differs is asked to step down; a second one means divergence")
+    func contradiction() {
+        let servers = ScriptedServers()
+        servers.script.withLock { $0.hosts = ["c1": "n1", "c2": "n1", "c3": "n2"]; $0.held = [4: .id("real-4")] }
+        let gate = LeaderGate()
+        #expect(gate.admit(position: 4, id: "forged-4", consumer: "c1", asking: servers.questions) == .pass)
+        #expect(gate.admit(position: 5, id: "a-5", consumer: "c2", asking: servers.questions)
+            == .leaderContradicts("n1", after: 4))
+        // The same leader again changes nothing; another leader whose copy ends before it contradicts too.
+        #expect(gate.admit(position: 5, id: "a-5", consumer: "c2", asking: servers.questions)
+            == .leaderContradicts("n1", after: 4))
+        servers.script.withLock { $0.leader = "n2"; $0.held = [4: .beyondEnd] }
+        #expect(gate.admit(position: 5, id: "a-5", consumer: "c3", asking: servers.questions) == .diverged(at: 4))
+        // Restarting elsewhere (the replica rebuilt) forgets what was let through.
+        gate.restart(after: 0)
+        #expect(gate.admit(position: 1, id: "a-1", consumer: "c3", asking: servers.questions) == .pass)
+    }
+
+    @Test("a leader that agrees clears an earlier contradiction: only two in a row make a divergence")
+    func agreementClears() {
+        let servers = ScriptedServers()
+        servers.script.withLock { $0.hosts = ["c1": "n1", "c2": "n1", "c3": "n2", "c4": "n3"]; $0.held = [4: .id("x")] }
+        let gate = LeaderGate()
+        #expect(gate.admit(position: 4, id: "a-4", consumer: "c1", asking: servers.questions) == .pass)
+        #expect(gate.admit(position: 5, id: "a-5", consumer: "c2", asking: servers.questions)
+            == .leaderContradicts("n1", after: 4))
+        servers.script.withLock { $0.leader = "n2"; $0.held = [4: .id("a-4")] }
+        #expect(gate.admit(position: 5, id: "a-5", consumer: "c3", asking: servers.questions) == .pass)
+        servers.script.withLock { $0.leader = "n3"; $0.held = [5: .id("y")] }
+        #expect(gate.admit(position: 6, id: "a-6", consumer: "c4", asking: servers.questions)
+            == .leaderContradicts("n3", after: 5))
+    }
+
+    @Test("the same message, or one removed below a snapshot, at the last position lets the new consumer through")
+    func continuity() {
+        let servers = ScriptedServers()
+        servers.script.withLock { $0.hosts = ["c1": "n1", "c2": "n1", "c3": "n1"]; $0.held = [7: .id("a-7"), 8: .removed] }
+        let gate = LeaderGate()
+        #expect(gate.admit(position: 7, id: "a-7", consumer: "c1", asking: servers.questions) == .pass)
+        gate.restart(after: 7)
+        #expect(gate.admit(position: 8, id: "a-8", consumer: "c2", asking: servers.questions) == .pass)
+        #expect(gate.admit(position: 9, id: "a-9", consumer: "c3", asking: servers.questions) == .pass)
+    }
+}
