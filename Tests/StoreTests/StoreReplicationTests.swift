@@ -16,6 +16,10 @@ final class MemoryLog: @unchecked Sendable {
     /// Followers that get nothing for now, and the position each had reached (``pause(_:)``).
     private var paused: [String: UInt64] = [:]
     private var checkpointListeners: [@Sendable (Checkpoint) -> Void] = []
+    /// Questions for the head still to be answered with a failure (``failHeadQuestions(_:)``), and how many were
+    /// asked.
+    private var headQuestionsToFail = 0
+    private var headQuestionsAsked = 0
     /// Each node's divergence handler (``ReplicatedLog/watchDivergence(_:)``).
     private var divergenceHandlers: [String: @Sendable () -> Void] = [:]
     /// The two newest snapshots, oldest first.
@@ -39,6 +43,26 @@ final class MemoryLog: @unchecked Sendable {
 
     /// The view of the log one node gets.
     func node(_ name: String) -> Replica { Replica(log: self, node: name) }
+
+    /// The next `count` questions for the log's head fail, as while its servers cannot be reached.
+    func failHeadQuestions(_ count: Int) {
+        mutex.withLock { _ in headQuestionsToFail = count }
+    }
+
+    /// Questions for the head asked so far.
+    var headQuestions: Int { mutex.withLock { _ in headQuestionsAsked } }
+
+    /// The head, or `nil` for a question that fails (``failHeadQuestions(_:)``).
+    fileprivate func answerHeadQuestion() -> UInt64? {
+        mutex.withLock { _ in
+            headQuestionsAsked += 1
+            guard headQuestionsToFail == 0 else {
+                headQuestionsToFail -= 1
+                return nil
+            }
+            return UInt64(entries.count)
+        }
+    }
 
     var count: Int { mutex.withLock { _ in entries.count } }
 
@@ -139,7 +163,8 @@ final class MemoryLog: @unchecked Sendable {
         }
 
         func lastPosition(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void) {
-            completion(.success(UInt64(log.count)))
+            guard let head = log.answerHeadQuestion() else { return completion(.failure(ReplicationError("unreachable"))) }
+            completion(.success(head))
         }
 
         func follow(after: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
@@ -342,6 +367,26 @@ struct StoreReplicationTests {
             }
         }
         #expect(seen.value == (try (0..<10).map { try Fixture.node("\($0)") }))
+    }
+
+    @Test("while the log cannot tell its head, a read waits and the question is asked again; it is answered after")
+    func readWaitsForTheHead() async throws {
+        let log = MemoryLog()
+        let nodes = try Self.replicas(2, on: log)
+        let written: Void = await withCheckedContinuation { continuation in
+            nodes[0].store.write(try! Fixture.set("/x", "1"), by: .privileged) { _ in continuation.resume() }
+        }
+        _ = written
+        log.failHeadQuestions(3)
+        let before = log.headQuestions
+        let seen: Node = await withCheckedContinuation { continuation in
+            nodes[1].store.awaitLogHead(resumingOn: { $0() }) {
+                nodes[1].store.read(try! Fixture.path("/x")) { continuation.resume(returning: $0) }
+            }
+        }
+        // Three failed questions and the one answered: the read was not answered from the replica meanwhile.
+        #expect(log.headQuestions - before >= 4)
+        #expect(seen == (try Fixture.node("1")))
     }
 
     @Test("a read submitted after a write on the same node sees it, before the write's completion")

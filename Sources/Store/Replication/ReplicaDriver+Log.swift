@@ -153,6 +153,9 @@ extension ReplicaDriver {
         runSettledReads()
     }
 
+    /// How long to wait before asking the log for its head again after it could not tell.
+    static let headRetryDelay = DispatchTimeInterval.milliseconds(100)
+
     /// Asks the log for its head on behalf of everyone who asked since the last question was sent.
     func askForLogHead() {
         guard !replica.headQuestionInFlight, !replica.headAskers.isEmpty else { return }
@@ -162,7 +165,14 @@ extension ReplicaDriver {
         log.lastPosition { [self] result in
             sequencer.queue.async { [self] in
                 replica.headQuestionInFlight = false
-                let head = (try? result.get()) ?? 0
+                guard case .success(let head) = result else {
+                    // The log cannot tell now (its servers unreachable, no stream leader): this replica may be
+                    // behind, so nobody is answered from it. The askers wait, ahead of later ones, and the question
+                    // is asked again; they are answered once the log tells its head and the replica holds it.
+                    replica.headAskers = askers + replica.headAskers
+                    sequencer.queue.asyncAfter(deadline: .now() + Self.headRetryDelay) { [self] in askForLogHead() }
+                    return
+                }
                 for then in askers {
                     if replica.appliedPosition >= head { then() } else { replica.headWaiters.append((head, then)) }
                 }

@@ -98,8 +98,9 @@ final class ReplicaDriver: LogDriver, @unchecked Sendable {
         }
     }
 
-    /// Asks the log for its head (when the log cannot tell: goes on as soon as possible); callers that arrive
-    /// while it is being asked share the next question.
+    /// Asks the log for its head, and resumes once this replica holds it (while the log cannot tell, the question
+    /// is asked again: a replica cut off from the log answers nobody); callers that arrive while it is being asked
+    /// share the next question.
     func awaitLogHead(resumingOn hop: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
                       _ then: @escaping @Sendable () -> Void)
     {
