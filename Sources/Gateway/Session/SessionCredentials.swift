@@ -42,33 +42,9 @@ extension WireSession {
         set { credentials.identity = newValue }
     }
 
-    /// Bumped whenever the identity changes, so a pending expiry of an older credential does nothing.
-    var identityGeneration: Int {
-        get { credentialsIfMade?.identityGeneration ?? 0 }
-        set { credentials.identityGeneration = newValue }
-    }
-
-    /// Requests held while an `auth` or `appcheck` waits for signing keys (``SessionCredentials/heldRequests``).
-    var heldRequests: [ClientRequest]? {
-        get { credentialsIfMade?.heldRequests }
-        set { credentials.heldRequests = newValue }
-    }
-
     /// What the connection's App Check token is worth (``WireSession+AppCheck``).
     var appCheck: AppCheckStanding {
         get { credentialsIfMade?.appCheck ?? .none }
         set { credentials.appCheck = newValue }
-    }
-
-    /// Bumped whenever the App Check token changes, so a pending expiry of an older one does nothing.
-    var appCheckGeneration: Int {
-        get { credentialsIfMade?.appCheckGeneration ?? 0 }
-        set { credentials.appCheckGeneration = newValue }
-    }
-
-    /// Whether a data request without a valid App Check token was logged yet (once per connection).
-    var appCheckMissingLogged: Bool {
-        get { credentialsIfMade?.appCheckMissingLogged ?? false }
-        set { credentials.appCheckMissingLogged = newValue }
     }
 }

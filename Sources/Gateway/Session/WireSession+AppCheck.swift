@@ -47,7 +47,7 @@ extension WireSession {
     /// `unappcheck` / `unappeck`: the client dropped its token.
     func dropAppCheck(request: Int) {
         appCheck = .none
-        appCheckGeneration += 1
+        credentials.appCheckGeneration += 1
         send(.ok(request))
     }
 
@@ -63,8 +63,8 @@ extension WireSession {
         if identity.holdsAdminCredential { return true }
         if case .valid(_, let until) = appCheck, until > services.clock() / 1000 { return true }
         metrics.appCheckMissing.increment()
-        if !appCheckMissingLogged {
-            appCheckMissingLogged = true
+        if !credentials.appCheckMissingLogged {
+            credentials.appCheckMissingLogged = true
             services.logger.info("appcheck.missing: a data request without a valid App Check token", metadata: [
                 "session": "\(sessionID)", "mode": "\(policy.mode.rawValue)", "namespace": "\(namespace.name)",
             ])
@@ -78,11 +78,11 @@ extension WireSession {
     /// Records what the verifier said about the connection's token and answers the `appcheck` request, if any.
     private func applyAppCheck(_ outcome: AppCheckOutcome, request: Int?) {
         let mode = services.appCheck.mode
-        appCheckGeneration += 1
+        credentials.appCheckGeneration += 1
         switch outcome {
         case .valid(let appID, let acceptedUntil):
             appCheck = .valid(appID: appID, acceptedUntil: acceptedUntil)
-            appCheckMissingLogged = false
+            credentials.appCheckMissingLogged = false
             metrics.appCheckValid.increment()
             scheduleAppCheckExpiry(at: acceptedUntil)
             if let request { send(.ok(request)) }
@@ -118,12 +118,12 @@ extension WireSession {
     /// admitted stay: the SDKs do not reconnect after `apc`, they send a fresh token, so revoking them would cancel
     /// the app's listeners for good. New data requests wait for that token (enforce mode).
     private func scheduleAppCheckExpiry(at acceptedUntil: Double) {
-        let generation = appCheckGeneration
+        let generation = credentials.appCheckGeneration
         let delay = max(0, acceptedUntil - services.clock() / 1000)
         loop.execute(after: min(delay, 86_400 * 365)) { [weak self] in
-            guard let self, self.appCheckGeneration == generation, !self.channel.isClosed else { return }
+            guard let self, self.credentials.appCheckGeneration == generation, !self.channel.isClosed else { return }
             self.appCheck = .refused
-            self.appCheckGeneration += 1
+            self.credentials.appCheckGeneration += 1
             self.metrics.appCheckRevoked.increment()
             self.send(.appCheckRevoked(status: .expiredToken, reason: AppCheckPolicy.expiredTokenMessage))
             self.loop.flushPending()

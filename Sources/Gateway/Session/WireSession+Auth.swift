@@ -34,17 +34,17 @@ extension WireSession {
 
     /// Holds the requests that arrive from now on, until ``releaseHeldRequests()``.
     func holdRequests() {
-        if heldRequests == nil { heldRequests = [] }
+        if credentials.heldRequests == nil { credentials.heldRequests = [] }
     }
 
     /// Runs the held requests in order; stops holding again if one of them has to wait for keys in turn.
     func releaseHeldRequests() {
-        guard var held = heldRequests?[...] else { return }
-        heldRequests = nil
+        guard var held = credentials.heldRequests?[...] else { return }
+        credentials.heldRequests = nil
         while let next = held.popFirst() {
             perform(next.action, request: next.number)
-            if heldRequests != nil {
-                heldRequests = Array(held)
+            if credentials.heldRequests != nil {
+                credentials.heldRequests = Array(held)
                 break
             }
         }
@@ -90,16 +90,16 @@ extension WireSession {
     /// Replaces the identity; a pending expiry of the previous credential no longer applies.
     func changeIdentity(to identity: ConnectionIdentity) {
         self.identity = identity
-        identityGeneration += 1
+        credentials.identityGeneration += 1
     }
 
     /// Revokes the credential with `ac` when it expires; the SDKs then reconnect with a fresh token.
     private func scheduleExpiry(at expiresAt: Double, now: Double) {
-        let generation = identityGeneration
+        let generation = credentials.identityGeneration
         let delay = max(0, expiresAt - now)
         loop.queue.asyncAfter(deadline: .now() + .milliseconds(Int(min(delay, 86_400 * 365) * 1000))) {
             [weak self] in
-            guard let self, self.identityGeneration == generation, !self.channel.isClosed else { return }
+            guard let self, self.credentials.identityGeneration == generation, !self.channel.isClosed else { return }
             self.changeIdentity(to: .unauthenticated)
             self.send(.authRevoked(status: .expiredToken, reason: Self.expiredMessage))
             self.recheckListens()
