@@ -1,5 +1,6 @@
 import DataModel
 import Dispatch
+import Primitives
 import Synchronization
 
 /// A namespace's sequencer: the serial queue that owns its ``LogState``, and what every ``LogDriver`` shares
@@ -24,6 +25,9 @@ final class Sequencer: @unchecked Sendable {
     private let publishedSnapshot = Mutex<StoreSnapshot?>(nil)
     /// The sequence number of the last entry applied, stored at the end of each task before its completions run.
     private let appliedSequence = Atomic<UInt64>(0)
+    /// Rules changes submitted and not yet in force: while any is, ``published`` serves nobody, since the caller
+    /// that changed the rules may already have been answered.
+    let rulesChangesPending = Atomic<Int>(0)
     /// Whether loading succeeded, or failed (both stay false while it runs).
     private let loaded = Atomic<Bool>(false)
     private let failed = Atomic<Bool>(false)
@@ -88,7 +92,7 @@ final class Sequencer: @unchecked Sendable {
             inbox.turnScheduled = true
             return true
         }
-        if schedules { queue.async { [self] in runTurn(driver: driver) } }
+        if schedules { HandOffBatch.async({ [self] in runTurn(driver: driver) }, on: queue) }
     }
 
     /// Runs every task waiting when the turn starts, in order. Tasks that join turns (writes) share one end of
@@ -99,6 +103,17 @@ final class Sequencer: @unchecked Sendable {
     /// hands on exactly what it did before turns were shared. Tasks submitted meanwhile get the next turn, queued
     /// behind whatever else is on `queue`.
     private func runTurn(driver: any LogDriver) {
+        HandOffBatch.run { runTasks(driver: driver) }
+        let schedulesNext = inbox.withLock { inbox in
+            if inbox.tasks.isEmpty { inbox.turnScheduled = false }
+            return inbox.turnScheduled
+        }
+        if schedulesNext { queue.async { [self] in runTurn(driver: driver) } }
+    }
+
+    /// The body of a turn, inside a ``HandOffBatch``: what it hands the loops (answers, and acknowledgements in
+    /// memory) leaves once per loop; events leave at the end of each task that made them (``endTask()``).
+    private func runTasks(driver: any LogDriver) {
         let tasks = inbox.withLock { inbox in
             let waiting = inbox.tasks
             inbox.tasks = []
@@ -114,11 +129,6 @@ final class Sequencer: @unchecked Sendable {
             }
         }
         driver.endTurn()
-        let schedulesNext = inbox.withLock { inbox in
-            if inbox.tasks.isEmpty { inbox.turnScheduled = false }
-            return inbox.turnScheduled
-        }
-        if schedulesNext { queue.async { [self] in runTurn(driver: driver) } }
     }
 
     // MARK: - Tasks
@@ -134,9 +144,10 @@ final class Sequencer: @unchecked Sendable {
         publishedSnapshot.withLock { $0 = snapshot }
     }
 
-    /// The published state, when nothing was sequenced since it was taken.
+    /// The published state, when nothing was sequenced since it was taken and no rules change waits.
     var published: StoreSnapshot? {
-        guard let snapshot = publishedSnapshot.withLock({ $0 }),
+        guard rulesChangesPending.load(ordering: .acquiring) == 0,
+            let snapshot = publishedSnapshot.withLock({ $0 }),
             snapshot.sequence == appliedSequence.load(ordering: .acquiring)
         else { return nil }
         return snapshot
@@ -147,6 +158,9 @@ final class Sequencer: @unchecked Sendable {
     func endTask() {
         appliedSequence.store(state.sequence, ordering: .releasing)
         afterTask?()
+        // The task's events are on their way before its entries reach the journal (or another node's log): an
+        // acknowledgement, which comes back from there, never overtakes them.
+        HandOffBatch.sendNow()
     }
 }
 

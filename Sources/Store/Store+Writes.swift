@@ -1,5 +1,6 @@
 import DataModel
 import Dispatch
+import Synchronization
 
 extension Store {
     /// Sequences and applies a write by `caller`.
@@ -43,16 +44,24 @@ extension Store {
     public func installRules(source: [UInt8]?,
                              completion: (@Sendable (Result<RulesRevision, StoreError>) -> Void)? = nil)
     {
+        // Readers without a place in the order (``current``) wait for the change: whoever made it may be answered
+        // before it is sequenced.
+        let sequencer = self.sequencer
+        sequencer.rulesChangesPending.add(1, ordering: .releasing)
+        let settled: @Sendable (Result<RulesRevision, StoreError>) -> Void = { result in
+            sequencer.rulesChangesPending.subtract(1, ordering: .releasing)
+            completion?(result)
+        }
         submit { [self] in
             if sequencer.state.rules.source == source {
-                completion?(.success(sequencer.state.rules))
+                settled(.success(sequencer.state.rules))
                 return
             }
             if let refusal = driver.refusal() {
-                completion?(.failure(refusal))
+                settled(.failure(refusal))
                 return
             }
-            driver.installRules(source: source, completion: completion)
+            driver.installRules(source: source, completion: settled)
         }
     }
 

@@ -1,5 +1,6 @@
 import CEpoll
 import Dispatch
+import Primitives
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -64,9 +65,10 @@ public final class EventLoop: @unchecked Sendable {
         iovecs.deallocate()
     }
 
-    /// Runs `work` on this loop's queue.
+    /// Runs `work` on this loop's queue; from inside a ``HandOffBatch``, with the batch's other work for this loop
+    /// in one block when the batch ends.
     public func execute(_ work: @escaping @Sendable () -> Void) {
-        queue.async(execute: work)
+        HandOffBatch.async(work, on: queue)
     }
 
     /// Runs `work` on this loop's queue `seconds` from now.
@@ -167,6 +169,9 @@ public final class EventLoop: @unchecked Sendable {
             endOfPassWork.removeAll(keepingCapacity: true)
             for item in work { item() }
         }
+        // What the pass handed to other queues leaves before its output: no answer reaches a peer ahead of the
+        // work it reports as submitted.
+        HandOffBatch.sendNow()
         while !pendingFlush.isEmpty {
             let batch = pendingFlush
             pendingFlush.removeAll(keepingCapacity: true)

@@ -1,5 +1,6 @@
 import CEpoll
 import Dispatch
+import Primitives
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -94,7 +95,8 @@ final class Poller: @unchecked Sendable {
             let batch = UnsafeBufferPointer(start: events, count: Int(ready))
             if batch.contains(where: { $0.data.u64 == Self.stopToken }) { return }
             guard let loop else { return }
-            loop.queue.sync { loop.handleReadiness(batch) }
+            // One pass hands each other queue (a sequencer, another loop) its work once, when the pass ends.
+            loop.queue.sync { HandOffBatch.run { loop.handleReadiness(batch) } }
         }
     }
 }

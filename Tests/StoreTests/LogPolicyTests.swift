@@ -1,4 +1,5 @@
 import DataModel
+import Dispatch
 @testable import Store
 import Synchronization
 import Testing
@@ -65,6 +66,37 @@ struct LogPolicyTests {
         #expect(try await Self.install(store, nil).get() == RulesRevision(version: 2, source: nil))
         await store.applyOrFail(try Fixture.set("/banned/mallory", "true"))
         #expect(await Self.write(store, try Fixture.set("/posts/p3", "1"), by: Self.mallory).failure == nil)
+    }
+
+    @Test("a rules change submitted and not yet in force keeps readers off the published state")
+    func rulesChangeHidesThePublishedState() async throws {
+        let store = try Self.store(seen: SeenAuthorizations())
+        await withCheckedContinuation { continuation in
+            store.inOrder(publishing: true) { _ in continuation.resume() }
+        }
+        #expect(store.current != nil)
+        // Hold the sequencer, so that the change waits in its inbox as it may after its caller was answered.
+        let held = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
+        store.inOrder { _ in
+            holding.signal()
+            held.wait()
+        }
+        holding.wait()
+        let installed = Mutex<Result<RulesRevision, StoreError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        store.installRules(source: Array("ban".utf8)) { result in
+            installed.withLock { $0 = result }
+            done.signal()
+        }
+        #expect(store.current == nil, "a reader would be judged by the rules the change replaced")
+        held.signal()
+        done.wait()
+        #expect(installed.withLock { $0 }?.map(\.version) == .success(1))
+        await withCheckedContinuation { continuation in
+            store.inOrder(publishing: true) { _ in continuation.resume() }
+        }
+        #expect(store.current?.rules.version == 1)
     }
 
     @Test("a revision that does not compile fails closed for users, not for privileged writes")

@@ -1,4 +1,5 @@
 import Dispatch
+import Primitives
 
 /// Runs a journal's acknowledgements in append order on a serial queue of their own.
 ///
@@ -15,7 +16,8 @@ final class AckDelivery: Sendable {
     /// Runs `acks` with `result`, after every acknowledgement settled before.
     func settle(_ acks: [JournalAck], with result: Result<Void, JournalError>) {
         queue.async {
-            for ack in acks { ack(result) }
+            // The answers of one group commit reach each event loop in one hand-off.
+            HandOffBatch.run { for ack in acks { ack(result) } }
         }
     }
 
