@@ -57,7 +57,19 @@ enum ASCII {
 
     /// Whether two byte sequences are equal when ASCII letters are compared without case.
     static func equalIgnoringCase(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
-        lhs.count == rhs.count && zip(lhs, rhs).allSatisfy { lowercased($0) == lowercased($1) }
+        guard lhs.count == rhs.count else { return false }
+        // Header names are native strings: compared over their contiguous bytes, with no iterator per byte.
+        if let equal = lhs.withContiguousStorageIfAvailable({ left in
+            rhs.withContiguousStorageIfAvailable { right in
+                for index in 0..<left.count where lowercased(left[index]) != lowercased(right[index]) {
+                    return false
+                }
+                return true
+            }
+        }), let equal {
+            return equal
+        }
+        return zip(lhs, rhs).allSatisfy { lowercased($0) == lowercased($1) }
     }
 
     /// `bytes` without leading and trailing SP and HTAB.

@@ -26,9 +26,9 @@ enum HTTPHeadEncoding {
 
     /// Appends the UTF-8 of `text` with CR, LF and NUL replaced by SP.
     private static func appendSanitized(_ text: String, to bytes: inout [UInt8]) {
-        for byte in text.utf8 {
-            bytes.append(byte == ASCII.cr || byte == ASCII.lf || byte == 0 ? ASCII.space : byte)
-        }
+        let isUnsafe = { (byte: UInt8) in byte == ASCII.cr || byte == ASCII.lf || byte == 0 }
+        guard text.utf8.contains(where: isUnsafe) else { return bytes.append(contentsOf: text.utf8) }
+        for byte in text.utf8 { bytes.append(isUnsafe(byte) ? ASCII.space : byte) }
     }
 
     /// A capacity guess for a head with these fields, to avoid regrowing the array while encoding.

@@ -71,12 +71,11 @@ struct RESTRequest: Sendable {
     static func namespaceName(parameters: QueryString, host: String?, defaultName: String) -> String {
         if let name = parameters["ns"], !name.isEmpty { return name }
         guard let host, !host.hasPrefix("[") else { return defaultName }
-        let name = host.split(separator: ":", maxSplits: 1).first.map(String.init) ?? ""
-        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
-        guard labels.count >= 2, let first = labels.first, !first.isEmpty,
-              !name.allSatisfy({ $0.isNumber || $0 == "." })
+        let name = host.utf8.prefix { $0 != UInt8(ascii: ":") }
+        guard let dot = name.firstIndex(of: UInt8(ascii: ".")), dot != name.startIndex,
+              !name.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".") })
         else { return defaultName }
-        return String(first)
+        return String(Substring(name[..<dot]))
     }
 
     /// The credential: `auth=`, `access_token=` or `Authorization: Bearer`.
