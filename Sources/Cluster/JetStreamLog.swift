@@ -49,8 +49,8 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
 
     init(cluster: NATSCluster, namespace: String) {
         self.cluster = cluster
-        let name = namespace.utf8.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
-        stream = "CANOPY_\(name)"
+        let name = Self.hex(namespace)
+        stream = Self.streamPrefix + name
         subject = "canopy.log.\(name)"
         checkpointSubject = "canopy.check.\(name)"
         snapshotStream = "CANOPYS_\(name)"
@@ -59,6 +59,37 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
 
     deinit {
         close()
+    }
+
+    /// The start of every log stream's name; the namespace's name in hexadecimal follows.
+    static let streamPrefix = "CANOPY_"
+
+    /// `namespace`'s UTF-8 in lowercase hexadecimal (stream names and subjects take only a few characters).
+    static func hex(_ namespace: String) -> String {
+        namespace.utf8.map { byte in (byte < 16 ? "0" : "") + String(byte, radix: 16) }.joined()
+    }
+
+    /// The namespace whose log is stream `stream`; `nil` for any other stream (a snapshot stream, another
+    /// application's).
+    static func namespace(ofStream stream: String) -> String? {
+        guard stream.hasPrefix(streamPrefix) else { return nil }
+        let digits = Array(stream.utf8.dropFirst(streamPrefix.utf8.count))
+        guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        default: nil
+        }
     }
 
     public func open(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void) {

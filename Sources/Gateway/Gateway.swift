@@ -119,7 +119,8 @@ public final class Gateway: Router {
     /// event loop and no other namespace waits for it; its clients' operations queue behind the load. A namespace
     /// that fails to load is closed again (its operations fail) and retried by the next connection.
     ///
-    /// A namespace that does not exist yet is created only when it is the default one, when
+    /// A namespace exists when its directory does, or in cluster mode when any node created it. One that does not
+    /// exist yet is created only when it is the default one, when
     /// ``GatewayConfiguration/namespaceAllowList`` names it, or when `mayCreate` (the caller holds the admin
     /// credential; asked only then, since it may verify a token); otherwise nothing is opened and nothing is written
     /// to disk.
@@ -130,6 +131,7 @@ public final class Gateway: Router {
             guard name == configuration.defaultNamespace || configuration.createsNamespacesOnFirstUse
                 || configuration.namespaceAllowList.allows(name)
                 || configuration.dataDirectory.map({ DataDirectory.holdsNamespace($0, namespace: name) }) == true
+                || configuration.existsInCluster?(name) == true
                 || mayCreate()
             else {
                 logger.notice("namespace.refused: a client named a namespace that does not exist", metadata: [

@@ -9,6 +9,9 @@ public struct GatewayConfiguration: Sendable {
     /// Cluster mode: the log each namespace's store follows, shared with the other nodes (`nil`: a single node,
     /// persisting in ``dataDirectory``).
     public var replicatedLog: (@Sendable (_ namespace: String) -> any ReplicatedLog)?
+    /// Cluster mode: whether a namespace exists in the cluster (some node created it), so that it is reachable
+    /// through this node too (`nil`: a single node, where the data directory tells).
+    public var existsInCluster: (@Sendable (_ namespace: String) -> Bool)?
     /// The namespace for connections that name none (`ns` missing or empty).
     public var defaultNamespace = DataDirectory.defaultNamespace
     /// The namespaces any client may create; others are created only with the admin credential.

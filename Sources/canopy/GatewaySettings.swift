@@ -87,14 +87,18 @@ enum GatewaySettings {
         configuration.streamKeepAliveSeconds = settings[SettingsTable.REST.keepAliveSeconds]
         configuration.restRequiresIndexes = settings[SettingsTable.REST.requireIndexes]
         configuration.streamCutOffBytes = max(1, settings[SettingsTable.Outbound.highWaterMarkBytes])
-        configuration.replicatedLog = try replicatedLog(from: settings, logger: logger)
+        if let cluster = try cluster(from: settings, logger: logger) {
+            configuration.replicatedLog = { namespace in cluster.log(for: namespace) }
+            let namespaces = ClusterNamespaces(cluster: cluster)
+            namespaces.start()
+            configuration.existsInCluster = { namespaces.contains($0) }
+        }
         return configuration
     }
 
-    /// Cluster mode's log for each namespace; `nil` without `cluster.nats` (a single node).
-    private static func replicatedLog(from settings: SettingValues, logger: Logger) throws
-        -> (@Sendable (_ namespace: String) -> any ReplicatedLog)?
-    {
+    /// Cluster mode's connection to NATS, which holds every namespace's log; `nil` without `cluster.nats` (a
+    /// single node).
+    private static func cluster(from settings: SettingValues, logger: Logger) throws -> NATSCluster? {
         typealias Cluster = SettingsTable.Cluster
         let urls = settings[Cluster.nats]
         guard !urls.isEmpty else { return nil }
@@ -106,6 +110,6 @@ enum GatewaySettings {
             throw ValidationError("cluster: \(error)")
         }
         logger.info("cluster.connected", metadata: ["nats": "\(urls.joined(separator: ","))", "node": "\(cluster.node)"])
-        return { namespace in cluster.log(for: namespace) }
+        return cluster
     }
 }

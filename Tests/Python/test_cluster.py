@@ -24,7 +24,7 @@ from cluster import (CanopyNode, Connections, NatsCluster, Writer, start_canopy_
                      stream_state)
 from conftest import canopy_binary
 from firebase_wire import WireClient
-from rest_client import ADMIN, HttpConnection, HttpResponse, Rest, build_request, pipeline
+from rest_client import ADMIN, HttpConnection, HttpResponse, Rest, build_request, pipeline, request
 from total_order import acknowledgement_order
 
 CONVERGE_TIMEOUT = 20.0  # a node applying what others acknowledged takes milliseconds; a leader election 4–9 s
@@ -667,3 +667,44 @@ async def test_a_node_restarted_from_a_snapshot_serves_the_same_root_hash(nodes,
 
     await wait_until(same_everywhere, CONVERGE_TIMEOUT, "every node at the same root hash after a write through "
                      "the restarted node", lambda: asyncio.sleep(0, result=str([etag for etag, _ in etags])))
+
+
+OFF_LOOPBACK = ("--host", "0.0.0.0", "--allow-open", "--admin-token", "the-admin-secret-token")
+
+
+async def test_a_namespace_created_through_one_node_is_reachable_through_every_node(nodes, ns, tmp_path):
+    # Off loopback a node creates no namespace on first use: only the admin credential creates one.
+    started = []
+    for _ in range(2):
+        directory = tmp_path / f"off-loopback-{len(started)}"
+        directory.mkdir()
+        node = CanopyNode(["--cluster", ",".join(nodes.cluster.urls), *OFF_LOOPBACK], name=directory.name,
+                          binary=canopy_binary(), directory=directory, open_namespaces=False)
+        nodes.started.append(node)
+        started.append(node.start())
+    creator, other = started
+
+    def get(node: CanopyNode, name: str) -> HttpResponse:
+        return request(node.port, "GET", f"/greeting.json?ns={name}")
+
+    assert get(other, ns).status == 404, "a namespace nobody created is refused"
+    created = request(creator.port, "PUT", f"/greeting.json?ns={ns}&auth=the-admin-secret-token", json.dumps("hello"))
+    assert created.status == 200, created.describe()
+
+    async def reachable() -> bool:
+        response = await asyncio.to_thread(get, other, ns)
+        assert response.status in (200, 404), response.describe()
+        return response.status == 200 and response.json() == "hello"
+
+    # JetStream announces the namespace's new log to every node within milliseconds.
+    await wait_until(reachable, 10, "the namespace created through another node")
+    client = await WireClient.connect(other.port, ns)
+    try:
+        assert (await client.put("/from-the-other-node", 1)).ok
+    finally:
+        await client.close()
+    await wait_until(lambda: asyncio.to_thread(lambda: request(
+        creator.port, "GET", f"/from-the-other-node.json?ns={ns}").json() == 1), CONVERGE_TIMEOUT,
+        "the other node's write on the creator")
+    # Knowing the cluster's namespaces opens no others.
+    assert get(other, ns + "-never").status == 404
