@@ -182,7 +182,13 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         }
     }
 
+    /// Tells `changed` when the connection to the NATS servers is lost (`false`) and made again (`true`).
+    public func watchReachability(_ changed: @escaping @Sendable (_ reachable: Bool) -> Void) {
+        cluster.events.add(self, changed)
+    }
+
     public func close() {
+        cluster.events.remove(self)
         let closing = handles.withLock { handles in
             defer { handles = Handles() }
             return handles

@@ -24,6 +24,10 @@ extension ReplicaDriver {
                             rebuild("the log found this replica's entries differ from the stream leader's")
                         }
                     }
+                    log.watchReachability { [weak self] reachable in
+                        guard let self else { return }
+                        sequencer.queue.async { [self] in reachabilityChanged(reachable) }
+                    }
                     restoreLatestSnapshot()
                 }
             }

@@ -55,6 +55,10 @@ public protocol ReplicatedLog: AnyObject, Sendable {
     /// from the log and follows it again.
     func watchDivergence(_ diverged: @escaping @Sendable () -> Void)
 
+    /// Calls `changed` with `false` when this node loses its way to the log (it can neither append nor follow,
+    /// and may be behind the others) and with `true` when it has it again.
+    func watchReachability(_ changed: @escaping @Sendable (_ reachable: Bool) -> Void)
+
     /// Stops following and appending.
     func close()
 }
@@ -62,6 +66,9 @@ public protocol ReplicatedLog: AnyObject, Sendable {
 extension ReplicatedLog {
     /// A log whose deliveries cannot differ from what it holds never reports a divergence.
     public func watchDivergence(_ diverged: @escaping @Sendable () -> Void) {}
+
+    /// A log that is always reachable never reports otherwise.
+    public func watchReachability(_ changed: @escaping @Sendable (_ reachable: Bool) -> Void) {}
 }
 
 /// A snapshot as the log holds it.
