@@ -23,7 +23,7 @@ from pathlib import Path
 
 import asyncio
 
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from conftest import CanopyServer, Clients
 from firebase_wire import WireClient, WireTimeout
@@ -354,8 +354,9 @@ class Writer:
             assert node is not None, "no node left to write through"
             try:
                 self.client = await self.connections.to(node, self.ns)
-            except (OSError, ConnectionClosed, WireTimeout, asyncio.TimeoutError):
-                continue  # it died meanwhile: the next one
+            except (OSError, WebSocketException, WireTimeout, asyncio.TimeoutError):
+                await asyncio.sleep(0.05)
+                continue  # it died or is stopping meanwhile: the next one
             self.nodes_used.append(node.name)
             in_flight: dict[asyncio.Future, int] = {}
             try:

@@ -18,7 +18,8 @@ public protocol ReplicatedLog: AnyObject, Sendable {
     func open(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void)
 
     /// Reports the position of the log's last entry now (what a replica must reach to hold everything
-    /// acknowledged so far, by any node).
+    /// acknowledged so far, by any node). It must not be behind an entry acknowledged before the call: a log whose
+    /// servers can answer from a stale copy appends a ``LogBarrier`` and reports its position.
     func lastPosition(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void)
 
     /// Delivers every entry after position `after`, in order and each once, with its position, for as long as the
