@@ -44,6 +44,9 @@ class RollingResult:
     """One rolling restart: what was restarted, the acknowledged writes, what was lost and the pauses."""
 
     restarts: list[str] = field(default_factory=list)
+    # Per restart, the longest gap between acknowledgements of all writers merged that ended from its start until
+    # the next restart's.
+    gaps: list[float] = field(default_factory=list)
     acknowledged: int = 0
     lost: list[str] = field(default_factory=list)
     longest_gap: float = 0.0  # over all writers' acknowledgements merged
@@ -51,7 +54,8 @@ class RollingResult:
     seconds: float = 0.0
 
     def summary(self) -> str:
-        return (f"{len(self.restarts)} restarts ({', '.join(self.restarts)}) in {self.seconds:.1f} s: "
+        each = ", ".join(f"{restart} {gap:.2f} s" for restart, gap in zip(self.restarts, self.gaps))
+        return (f"{len(self.restarts)} restarts ({each}) in {self.seconds:.1f} s: "
                 f"{self.acknowledged:,} writes acknowledged, {len(self.lost)} lost; longest gap between "
                 f"acknowledgements {self.longest_gap:.2f} s, longest gap of one writer {self.longest_writer_gap:.2f} s")
 
@@ -124,14 +128,17 @@ async def rolling_restart(binary: Path, directory: Path, rounds: int = 1, nats: 
         tasks = [asyncio.create_task(writer.run()) for writer in writers]
         await steady(writers, tasks, 0.0)
         began = time.monotonic()
+        starts: list[float] = []
         for _ in range(rounds):
             for node in nodes:
+                starts.append(time.monotonic())
                 await asyncio.to_thread(node.restart)
                 result.restarts.append(f"canopy {node.name[-8:]}")
                 await serves(node)
                 await steady(writers, tasks, time.monotonic())
             if nats:
                 for index, server in enumerate(cluster.servers):
+                    starts.append(time.monotonic())
                     await asyncio.to_thread(cluster.restart, index)
                     result.restarts.append(f"nats {server.name}")
                     await steady(writers, tasks, time.monotonic())
@@ -141,7 +148,11 @@ async def rolling_restart(binary: Path, directory: Path, rounds: int = 1, nats: 
         await asyncio.wait_for(asyncio.gather(*tasks), DEADLINE)
         result.seconds = ended - began
         during = [[at for at in writer.acked.values() if began <= at <= ended] for writer in writers]
-        result.longest_gap = longest_gap([at for moments in during for at in moments] + [began, ended])
+        merged = sorted([at for moments in during for at in moments] + [began, ended])
+        result.longest_gap = longest_gap(merged)
+        for start, end in zip(starts, starts[1:] + [ended]):
+            result.gaps.append(max((later - earlier for earlier, later in zip(merged, merged[1:])
+                                    if start < later <= end), default=0.0))
         result.longest_writer_gap = max(longest_gap(moments + [began, ended]) for moments in during)
         result.acknowledged = sum(len(writer.acked) for writer in writers)
         for node in nodes:
