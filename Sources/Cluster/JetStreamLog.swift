@@ -193,9 +193,11 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         }
     }
 
-    /// Tells `changed` when the connection to the NATS servers is lost (`false`) and made again (`true`).
+    /// Tells `changed` when the connection to the NATS servers is lost (`false`) and made again (`true`); at once
+    /// when it is lost now.
     public func watchReachability(_ changed: @escaping @Sendable (_ reachable: Bool) -> Void) {
         cluster.events.add(self, changed)
+        if natsConnection_Status(cluster.connection) != NATS_CONN_STATUS_CONNECTED { changed(false) }
     }
 
     public func close() {

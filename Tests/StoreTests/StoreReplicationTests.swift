@@ -354,9 +354,10 @@ struct StoreReplicationTests {
         // A replica whose tree differs announces another hash for a position both others have checked.
         log.announce(Checkpoint(node: "stray", position: 20, hash: "not-the-hash"))
         var reported: [String] = []
+        // Polled for up to 10 s: the announcement crosses two queues, which a loaded machine may take a while to run.
         for _ in 0..<2_000 where reported.count < 2 {
             reported = divergences.value
-            await Task.yield()
+            try? await Task.sleep(nanoseconds: 5_000_000)
         }
         #expect(reported.sorted() == ["n0≠stray@20", "n1≠stray@20"], "reported: \(reported)")
     }
