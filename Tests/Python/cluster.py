@@ -28,6 +28,7 @@ from websockets.exceptions import ConnectionClosed, WebSocketException
 from conftest import CanopyServer, Clients
 from firebase_wire import WireClient, WireTimeout
 from netlab import Host, NetworkLab
+from rest_client import ADMIN, HttpConnection, url
 
 READY_TIMEOUT = 30.0  # a lost metadata leader takes 2.9's Raft election timeout (4–9 s) to replace
 STOP_TIMEOUT = 10.0
@@ -231,6 +232,22 @@ def start_canopy_node(binary: Path | str, tmpdir: Path | str, cluster_urls: list
                       prefix=lab_host.command([]) if lab_host else None)
     node.lab_host = lab_host
     return node.start()
+
+
+def children(value) -> dict:
+    """A location's children by key (Firebase answers a location whose keys are small integers as an array)."""
+    if isinstance(value, list):
+        return {str(index): child for index, child in enumerate(value) if child is not None}
+    return value or {}
+
+
+def read_children(node: CanopyNode, ns: str, path: str, timeout: float = 60.0) -> dict:
+    """The children of ``path`` read through ``node`` (REST, as admin: after the log's head); raises
+    ``AssertionError`` on anything but a 200."""
+    with HttpConnection(node.port, host=node.host, timeout=timeout) as connection:
+        response = connection.request("GET", url(f"{path}.json", {"ns": ns}), headers=ADMIN)
+    assert response.status == 200, f"read of {path} through {node.name}: {response.describe()}"
+    return children(response.json())
 
 
 def stream_of(ns: str) -> str:

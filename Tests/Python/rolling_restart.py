@@ -27,10 +27,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cluster import CanopyNode, Connections, NatsCluster, Writer, start_canopy_node
+from cluster import CanopyNode, Connections, NatsCluster, Writer, read_children, start_canopy_node
 from conftest import canopy_binary
 from firebase_wire import WireClient
-from rest_client import ADMIN, HttpConnection, url
 
 NAMESPACE = "rolling"
 WRITERS = 3
@@ -58,21 +57,6 @@ class RollingResult:
         return (f"{len(self.restarts)} restarts ({each}) in {self.seconds:.1f} s: "
                 f"{self.acknowledged:,} writes acknowledged, {len(self.lost)} lost; longest gap between "
                 f"acknowledgements {self.longest_gap:.2f} s, longest gap of one writer {self.longest_writer_gap:.2f} s")
-
-
-def children(value) -> dict:
-    """A location's children by key (Firebase answers a location whose keys are small integers as an array)."""
-    if isinstance(value, list):
-        return {str(index): child for index, child in enumerate(value) if child is not None}
-    return value or {}
-
-
-def read_children(node: CanopyNode, path: str) -> dict:
-    with HttpConnection(node.port, host=node.host, timeout=DEADLINE) as connection:
-        response = connection.request("GET", url(f"{path}.json", {"ns": NAMESPACE}), headers=ADMIN)
-    if response.status != 200:
-        raise AssertionError(f"read of {path} through {node.name}: {response.describe()}")
-    return children(response.json())
 
 
 def longest_gap(moments: list[float]) -> float:
@@ -157,7 +141,7 @@ async def rolling_restart(binary: Path, directory: Path, rounds: int = 1, nats: 
         result.acknowledged = sum(len(writer.acked) for writer in writers)
         for node in nodes:
             for writer in writers:
-                stored = await asyncio.to_thread(read_children, node, f"/w/{writer.name}")
+                stored = await asyncio.to_thread(read_children, node, NAMESPACE, f"/w/{writer.name}")
                 result.lost += [f"{writer.name}/{number} on {node.name[-8:]}" for number in sorted(writer.acked)
                                 if stored.get(str(number)) != number]
         return result

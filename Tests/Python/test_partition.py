@@ -23,11 +23,10 @@ import time
 
 import pytest
 
-from cluster import Connections, NatsCluster, Writer, nats_server_binary, start_canopy_node
+from cluster import Connections, NatsCluster, Writer, nats_server_binary, read_children, start_canopy_node
 from conftest import canopy_binary
 from firebase_wire import WireClient
 from netlab import NetworkLab, unavailable_reason
-from rest_client import ADMIN, HttpConnection, url
 
 pytestmark = [
     pytest.mark.skipif(nats_server_binary() is None, reason="nats-server is not installed (apt-get install nats-server)"),
@@ -41,19 +40,9 @@ DEADLINE = 60.0
 IN_FLIGHT_GRACE = 1.0  # answers already on their way when the cut began may still arrive
 
 
-def rest_value(node, path: str, timeout: float = DEADLINE):
-    """The children of ``path`` read through ``node`` (REST, as admin); raises on anything but a 200."""
-    with HttpConnection(node.port, host=node.host, timeout=timeout) as connection:
-        response = connection.request("GET", url(f"{path}.json", {"ns": NAMESPACE}), headers=ADMIN)
-    assert response.status == 200, response.describe()
-    return children(response.json())
-
-
-def children(value) -> dict:
-    """A location's children by key (Firebase answers a location whose keys are small integers as an array)."""
-    if isinstance(value, list):
-        return {str(index): child for index, child in enumerate(value) if child is not None}
-    return value or {}
+def rest_value(node, path: str) -> dict:
+    """The children of ``path`` read through ``node`` (REST: after the log's head)."""
+    return read_children(node, NAMESPACE, path, timeout=DEADLINE)
 
 
 async def until(condition, what: str, timeout: float = DEADLINE) -> None:
