@@ -10,11 +10,16 @@
 /// Connects to any of `servers` (`count` URLs), reconnecting forever with a 250 ms wait, under connection name `name`.
 /// The server is pinged every `pingIntervalMillis`; once `maxPingsOut` pings are unanswered the connection counts as
 /// stale and nats.c reconnects to another server, so a stalled server (alive to TCP, answering nothing) is left as
-/// soon as a dead one would be.
+/// soon as a dead one would be. `disconnected` and `reconnected` are called with `closure` (on nats.c's thread) when
+/// the connection is lost and when it is made again.
 static inline natsStatus canopy_nats_connect(natsConnection **connection, const char **servers, int count,
-                                             const char *name, int64_t pingIntervalMillis, int maxPingsOut) {
+                                             const char *name, int64_t pingIntervalMillis, int maxPingsOut,
+                                             natsConnectionHandler disconnected, natsConnectionHandler reconnected,
+                                             void *closure) {
     natsOptions *options = NULL;
     natsStatus status = natsOptions_Create(&options);
+    if (status == NATS_OK) status = natsOptions_SetDisconnectedCB(options, disconnected, closure);
+    if (status == NATS_OK) status = natsOptions_SetReconnectedCB(options, reconnected, closure);
     if (status == NATS_OK) status = natsOptions_SetServers(options, servers, count);
     if (status == NATS_OK) status = natsOptions_SetName(options, name);
     if (status == NATS_OK) status = natsOptions_SetPingInterval(options, pingIntervalMillis);

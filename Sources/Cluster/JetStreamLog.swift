@@ -45,6 +45,8 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     /// Whom to tell when the entries delivered turn out not to be the stream leader's (JetStreamLog+Following.swift).
     let divergence = Mutex<(@Sendable () -> Void)?>(nil)
     let following = Mutex(FollowProgress())
+    /// Barriers appended so far (``lastPosition(completion:)``).
+    private let barriers = Atomic<UInt64>(0)
     let gate = LeaderGate()
 
     init(cluster: NATSCluster, namespace: String) {
@@ -132,6 +134,10 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         handles.withLock { $0.context }
     }
 
+    /// The position of a ``LogBarrier`` appended now. A stream's state as a server reports it (`STREAM.INFO`) can be
+    /// behind: a server cut off from the two others answers from its own copy once it finds the stream without a
+    /// leader, and so does a leader deposed by a partition until it steps down. An append is acknowledged only once
+    /// a majority stored it, after everything acknowledged before.
     public func lastPosition(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void) {
         DispatchQueue.global().async { [self] in
             guard let context = openContext() else {
@@ -139,7 +145,12 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
                 return
             }
             var last: UInt64 = 0
-            let status = canopy_js_last_sequence(context, stream, &last)
+            let barrier = LogBarrier.payload(node: cluster.node)
+            // An id of its own, so that the leader gate can tell one barrier from another at a position.
+            let id = "\(cluster.node)-b\(barriers.add(1, ordering: .relaxed).newValue)"
+            let status = barrier.withUnsafeBytes { bytes in
+                canopy_js_publish(context, subject, bytes.baseAddress, Int32(bytes.count), id, &last)
+            }
             if status == NATS_OK { learned(head: last) }
             completion(status == NATS_OK ? .success(last)
                 : .failure(ReplicationError("stream \(stream): \(NATSCluster.text(status))")))
@@ -182,7 +193,15 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         }
     }
 
+    /// Tells `changed` when the connection to the NATS servers is lost (`false`) and made again (`true`); at once
+    /// when it is lost now.
+    public func watchReachability(_ changed: @escaping @Sendable (_ reachable: Bool) -> Void) {
+        cluster.events.add(self, changed)
+        if natsConnection_Status(cluster.connection) != NATS_CONN_STATUS_CONNECTED { changed(false) }
+    }
+
     public func close() {
+        cluster.events.remove(self)
         let closing = handles.withLock { handles in
             defer { handles = Handles() }
             return handles

@@ -1,5 +1,6 @@
 import CNats
 import Store
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -13,6 +14,9 @@ import Glibc
 /// the connection is stale and nats.c moves to another server, as it would had the server died. Without them
 /// (nats.c's default is a ping every 2 minutes) a stalled server held this node's appends and its log's consumer
 /// for as long as it stalled.
+///
+/// Each namespace's log hears when the connection is lost and made again (``ConnectionEvents``): while it is
+/// lost, the node is cut off from the log.
 public final class NATSCluster: @unchecked Sendable {
     /// How often the server is pinged.
     static let pingIntervalMillis: Int64 = 1000
@@ -27,6 +31,8 @@ public final class NATSCluster: @unchecked Sendable {
     public let replicas: Int
     /// Log positions between snapshots (0: none).
     public let snapshotInterval: UInt64
+    /// Who hears that the connection was lost or made again (retained for the connection's life: nats.c calls it).
+    let events = ConnectionEvents()
 
     /// Connects to `urls` (`nats://host:port`, several for a cluster); each namespace's streams get `replicas`
     /// copies, and a snapshot every `snapshotInterval` log positions.
@@ -41,10 +47,19 @@ public final class NATSCluster: @unchecked Sendable {
         let name = "canopy-\(node)"
         var cStrings = urls.map { strdup($0) }
         defer { for string in cStrings { free(string) } }
+        let closure = Unmanaged.passUnretained(events).toOpaque()
         let status = cStrings.withUnsafeMutableBufferPointer { pointers in
             pointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { servers in
                 canopy_nats_connect(&connection, servers.baseAddress, Int32(servers.count), name,
-                                    Self.pingIntervalMillis, Self.maxPingsOut)
+                                    Self.pingIntervalMillis, Self.maxPingsOut, { _, closure in
+                                        guard let closure else { return }
+                                        Unmanaged<ConnectionEvents>.fromOpaque(closure).takeUnretainedValue()
+                                            .changed(connected: false)
+                                    }, { _, closure in
+                                        guard let closure else { return }
+                                        Unmanaged<ConnectionEvents>.fromOpaque(closure).takeUnretainedValue()
+                                            .changed(connected: true)
+                                    }, closure)
             }
         }
         guard status == NATS_OK, let connection else {
@@ -65,5 +80,25 @@ public final class NATSCluster: @unchecked Sendable {
     /// nats.c's text for `status`.
     static func text(_ status: natsStatus) -> String {
         natsStatus_GetText(status).map { String(cString: $0) } ?? "status \(status.rawValue)"
+    }
+}
+
+/// The listeners of a ``NATSCluster``'s connection: each open log, told when the connection is lost (nats.c noticed
+/// the server gone, or stale after its unanswered pings) and when it is made again.
+final class ConnectionEvents: Sendable {
+    private let listeners = Mutex<[ObjectIdentifier: @Sendable (_ connected: Bool) -> Void]>([:])
+
+    /// Tells `listener` of every change from now on, until ``remove(_:)`` with the same `owner`.
+    func add(_ owner: AnyObject, _ listener: @escaping @Sendable (_ connected: Bool) -> Void) {
+        listeners.withLock { $0[ObjectIdentifier(owner)] = listener }
+    }
+
+    func remove(_ owner: AnyObject) {
+        _ = listeners.withLock { $0.removeValue(forKey: ObjectIdentifier(owner)) }
+    }
+
+    /// On nats.c's thread.
+    func changed(connected: Bool) {
+        for listener in listeners.withLock({ Array($0.values) }) { listener(connected) }
     }
 }

@@ -155,6 +155,20 @@ public final class Gateway: Router {
                     logger.error("cluster.rebuild: the replica rebuilds its tree from the log",
                                  metadata: ["namespace": "\(name)", "reason": "\(reason)"])
                 }
+                storeConfiguration.cutOff = { [weak self] cutOff in
+                    guard let self else { return }
+                    guard cutOff else {
+                        return logger.notice("cluster.reachable: the node reaches the log again", metadata: [
+                            "namespace": "\(name)"])
+                    }
+                    logger.warning("""
+                        cluster.cut_off: the node cannot reach the log; it acknowledges nothing, and connections \
+                        without writes or onDisconnect writes awaiting the log close so their clients go elsewhere
+                        """, metadata: ["namespace": "\(name)"])
+                    for session in sessions.all where session.namespace.name == name {
+                        session.loop.execute { session.closeUnlessAwaitingTheLog() }
+                    }
+                }
                 storeConfiguration.declaredDown = { [weak self] in
                     guard let self else { return }
                     logger.warning(

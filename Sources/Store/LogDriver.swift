@@ -36,6 +36,10 @@ protocol LogDriver: AnyObject, Sendable {
     /// use it without a place in the order (``Store/current``).
     var publishesCurrent: Bool { get }
 
+    /// Whether the node has told its owner that it cannot reach the cluster's log (never on a single node). Any
+    /// thread.
+    var isCutOff: Bool { get }
+
     /// Why a write cannot be sequenced now, `nil` when it can.
     func refusal() -> StoreError?
 

@@ -92,6 +92,10 @@ public final class Store: @unchecked Sendable {
     /// Whether loading failed: every operation is refused for good.
     public var hasFailed: Bool { sequencer.hasFailed }
 
+    /// Cluster mode: whether this node has been cut off from the cluster's log for a while
+    /// (``StoreConfiguration/cutOff``); it acknowledges nothing and answers no read until it reaches the log again.
+    public var isCutOff: Bool { driver.isCutOff }
+
     /// The state as the last publishing ``inOrder(publishing:_:)`` task saw it, when nothing was sequenced since;
     /// `nil` otherwise (then read in order, publishing). It holds every write whose completion ran, so a reader that
     /// needs no place in the order (one whose earlier requests were all answered) can use it without a hop to the

@@ -30,6 +30,10 @@ public struct StoreConfiguration: Sendable {
     /// Cluster mode: called when the replica starts rebuilding its tree from the log, with why (the log found its
     /// entries differ from the stream leader's, or more replicas agree on another tree), on the sequencer.
     public var replicaRebuilt: (@Sendable (_ reason: String) -> Void)?
+    /// Cluster mode: called with `true` once the node has been unable to reach the log for a while (it acknowledges
+    /// nothing, and holds its reads until it has caught up again), and with `false` when it reaches the log again.
+    /// The owner should tell the namespace's clients that can safely go elsewhere. On the sequencer.
+    public var cutOff: (@Sendable (_ cutOff: Bool) -> Void)?
     /// Hears what happens to the journal that an operator must know: a full disk, its recovery, a failure that
     /// stops the namespace from acknowledging writes. On the journal's queue.
     public var journalEvents: (@Sendable (JournalEvent) -> Void)?

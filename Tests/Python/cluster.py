@@ -23,10 +23,12 @@ from pathlib import Path
 
 import asyncio
 
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from conftest import CanopyServer, Clients
 from firebase_wire import WireClient, WireTimeout
+from netlab import Host, NetworkLab
+from rest_client import ADMIN, HttpConnection, url
 
 READY_TIMEOUT = 30.0  # a lost metadata leader takes 2.9's Raft election timeout (4–9 s) to replace
 STOP_TIMEOUT = 10.0
@@ -52,27 +54,30 @@ def free_ports(count: int) -> list[int]:
             sock.close()
 
 
-def accepts(port: int) -> bool:
+def accepts(host: str, port: int) -> bool:
     try:
-        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+        socket.create_connection((host, port), timeout=0.5).close()
         return True
     except OSError:
         return False
 
 
 class NatsServer:
-    """One member of the cluster: its ports, config file, log and (while running) process."""
+    """One member of the cluster: its address and ports, config file, log and (while running) process; ``lab_host``
+    is its host when it runs in a network namespace of a ``NetworkLab``."""
 
-    def __init__(self, name: str, client_port: int, route_port: int, http_port: int):
+    def __init__(self, name: str, client_port: int, route_port: int, http_port: int, lab_host: Host | None = None):
         self.name = name
         self.client_port = client_port
         self.route_port = route_port
         self.http_port = http_port
+        self.lab_host = lab_host
+        self.host = lab_host.address if lab_host else "127.0.0.1"
         self.process: subprocess.Popen | None = None
 
     @property
     def url(self) -> str:
-        return f"nats://127.0.0.1:{self.client_port}"
+        return f"nats://{self.host}:{self.client_port}"
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
@@ -80,7 +85,7 @@ class NatsServer:
     def jsz(self) -> dict:
         """The server's JetStream report (``/jsz``); ``{}`` when it does not answer."""
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{self.http_port}/jsz", timeout=1) as response:
+            with urllib.request.urlopen(f"http://{self.host}:{self.http_port}/jsz", timeout=1) as response:
                 return json.load(response)
         except (OSError, ValueError):
             return {}
@@ -91,14 +96,18 @@ class NatsServer:
 
 
 class NatsCluster:
-    """Three ``nats-server`` processes with JetStream, clustered on loopback; files under ``directory``."""
+    """Three ``nats-server`` processes with JetStream, clustered on loopback (or, given a ``NetworkLab``, each in a
+    network namespace of its own, on the standard ports); files under ``directory``."""
 
-    def __init__(self, directory: Path | None = None, binary: str | None = None):
+    def __init__(self, directory: Path | None = None, binary: str | None = None, lab: NetworkLab | None = None):
         self.directory = Path(directory or tempfile.mkdtemp(prefix="canopy-nats-"))
         self.directory.mkdir(parents=True, exist_ok=True)
         self.binary = binary or nats_server_binary() or "nats-server"
-        ports = free_ports(9)
-        self.servers = [NatsServer(f"n{i + 1}", *ports[3 * i:3 * i + 3]) for i in range(3)]
+        if lab is None:
+            ports = free_ports(9)
+            self.servers = [NatsServer(f"n{i + 1}", *ports[3 * i:3 * i + 3]) for i in range(3)]
+        else:
+            self.servers = [NatsServer(f"n{i + 1}", 4222, 6222, 8222, lab.add_host(f"n{i + 1}")) for i in range(3)]
 
     @property
     def urls(self) -> list[str]:
@@ -155,7 +164,7 @@ class NatsCluster:
                     raise RuntimeError(f"nats {server.name} exited with {server.process.returncode}: "
                                        f"{self.log_tail(server)}")
             running = [server for server in self.servers if server.alive()]
-            if all(accepts(server.client_port) for server in running) and self.meta_leader():
+            if all(accepts(server.host, server.client_port) for server in running) and self.meta_leader():
                 return
             time.sleep(0.05)
         raise RuntimeError(f"no JetStream metadata leader within {timeout}s: "
@@ -169,18 +178,19 @@ class NatsCluster:
 
     def _spawn(self, index: int) -> None:
         server = self.servers[index]
-        routes = ", ".join(f"nats-route://127.0.0.1:{s.route_port}" for s in self.servers)
+        routes = ", ".join(f"nats-route://{s.host}:{s.route_port}" for s in self.servers)
         config = self.directory / f"{server.name}.conf"
         config.write_text(
             f"server_name: {server.name}\n"
-            f"listen: 127.0.0.1:{server.client_port}\n"
-            f"http: 127.0.0.1:{server.http_port}\n"
+            f"listen: {server.host}:{server.client_port}\n"
+            f"http: {server.host}:{server.http_port}\n"
             "max_payload: 8MB\n"
             f'jetstream {{ store_dir: "{self.directory / server.name / "js"}", max_memory_store: 256MB, '
             "max_file_store: 4GB }\n"
-            f"cluster {{ name: canopy, listen: 127.0.0.1:{server.route_port}, routes: [ {routes} ] }}\n")
+            f"cluster {{ name: canopy, listen: {server.host}:{server.route_port}, routes: [ {routes} ] }}\n")
         with open(self.directory / f"{server.name}.log", "ab") as log:
-            server.process = subprocess.Popen([self.binary, "-c", str(config)], stdout=log,
+            command = [self.binary, "-c", str(config)]
+            server.process = subprocess.Popen(server.lab_host.command(command) if server.lab_host else command, stdout=log,
                                               stderr=subprocess.STDOUT, cwd=self.directory)
 
     def __enter__(self) -> "NatsCluster":
@@ -192,6 +202,8 @@ class NatsCluster:
 
 class CanopyNode(CanopyServer):
     """A ``canopy serve --cluster …`` process: conftest's ``CanopyServer`` with its own binary and directory."""
+
+    lab_host: Host | None = None  # its host when it runs in a NetworkLab's namespace
 
     @property
     def pid(self) -> int:
@@ -206,13 +218,36 @@ class CanopyNode(CanopyServer):
         return self.start()
 
 
-def start_canopy_node(binary: Path | str, tmpdir: Path | str, cluster_urls: list[str], *args: str) -> CanopyNode:
+def start_canopy_node(binary: Path | str, tmpdir: Path | str, cluster_urls: list[str], *args: str,
+                      lab_host: Host | None = None) -> CanopyNode:
     """A started Canopy node in a new directory under ``tmpdir`` (port file, log, data), clustered over
-    ``cluster_urls``; extra ``args`` go to ``canopy serve``. The caller stops it (``stop()``, or ``kill()``)."""
+    ``cluster_urls``; extra ``args`` go to ``canopy serve``. With ``lab_host`` it runs in that host's network
+    namespace and listens on its address (``node.host``). The caller stops it (``stop()``, or ``kill()``)."""
     directory = Path(tempfile.mkdtemp(prefix="canopy-node-", dir=tmpdir))
+    # Open data and the emulator's admin credential on the lab's address, which exists only on this machine, as
+    # on loopback.
+    args = (*args, "--allow-open", "--admin-token", "owner") if lab_host else args
     node = CanopyNode(["--cluster", ",".join(cluster_urls), *args], name=directory.name, binary=Path(binary),
-                      directory=directory)
+                      directory=directory, host=lab_host.address if lab_host else "127.0.0.1",
+                      prefix=lab_host.command([]) if lab_host else None)
+    node.lab_host = lab_host
     return node.start()
+
+
+def children(value) -> dict:
+    """A location's children by key (Firebase answers a location whose keys are small integers as an array)."""
+    if isinstance(value, list):
+        return {str(index): child for index, child in enumerate(value) if child is not None}
+    return value or {}
+
+
+def read_children(node: CanopyNode, ns: str, path: str, timeout: float = 60.0) -> dict:
+    """The children of ``path`` read through ``node`` (REST, as admin: after the log's head); raises
+    ``AssertionError`` on anything but a 200."""
+    with HttpConnection(node.port, host=node.host, timeout=timeout) as connection:
+        response = connection.request("GET", url(f"{path}.json", {"ns": ns}), headers=ADMIN)
+    assert response.status == 200, f"read of {path} through {node.name}: {response.describe()}"
+    return children(response.json())
 
 
 def stream_of(ns: str) -> str:
@@ -220,10 +255,10 @@ def stream_of(ns: str) -> str:
     return "CANOPY_" + ns.encode("utf-8").hex()
 
 
-def nats_request(port: int, subject: str, payload: bytes = b"", timeout: float = 3.0) -> bytes:
-    """One request over the NATS client protocol to the server on ``port`` (a bare client: no dependency); the
-    reply's payload."""
-    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as connection:
+def nats_request(server: NatsServer, subject: str, payload: bytes = b"", timeout: float = 3.0) -> bytes:
+    """One request over the NATS client protocol to ``server`` (a bare client: no dependency); the reply's
+    payload."""
+    with socket.create_connection((server.host, server.client_port), timeout=timeout) as connection:
         connection.sendall(b'CONNECT {"verbose":false,"pedantic":false,"headers":true,"no_responders":true}\r\n'
                            b"SUB _INBOX.canopy 1\r\n"
                            + f"PUB {subject} _INBOX.canopy {len(payload)}\r\n".encode() + payload + b"\r\n")
@@ -258,9 +293,9 @@ def move_stream_leader_to_meta_leader(cluster: NatsCluster, stream: str, timeout
         if leader and leader == meta:
             return leader
         if leader:
-            port = next(server.client_port for server in cluster.servers if server.alive())
+            server = next(server for server in cluster.servers if server.alive())
             try:
-                nats_request(port, f"$JS.API.STREAM.LEADER.STEPDOWN.{stream}")
+                nats_request(server, f"$JS.API.STREAM.LEADER.STEPDOWN.{stream}")
             except (OSError, TimeoutError):
                 pass
         time.sleep(1.0)
@@ -275,7 +310,7 @@ def stream_details(cluster: NatsCluster, stream: str) -> list[dict] | None:
         if not server.alive():
             continue
         try:
-            url = f"http://127.0.0.1:{server.http_port}/jsz?streams=true"
+            url = f"http://{server.host}:{server.http_port}/jsz?streams=true"
             with urllib.request.urlopen(url, timeout=1) as response:
                 report = json.load(response)
         except (OSError, ValueError):
@@ -307,7 +342,7 @@ class Connections(Clients):
         super().__init__(0)
 
     async def to(self, node: CanopyNode, ns: str | None) -> WireClient:
-        client = await WireClient.connect(node.port, ns)
+        client = await WireClient.connect(node.port, ns, host=node.host)
         self.open.append(client)
         return client
 
@@ -336,8 +371,9 @@ class Writer:
             assert node is not None, "no node left to write through"
             try:
                 self.client = await self.connections.to(node, self.ns)
-            except (OSError, ConnectionClosed, WireTimeout, asyncio.TimeoutError):
-                continue  # it died meanwhile: the next one
+            except (OSError, WebSocketException, WireTimeout, asyncio.TimeoutError):
+                await asyncio.sleep(0.05)
+                continue  # it died or is stopping meanwhile: the next one
             self.nodes_used.append(node.name)
             in_flight: dict[asyncio.Future, int] = {}
             try:

@@ -38,8 +38,12 @@ class CanopyServer:
     """One ``canopy serve`` process."""
 
     def __init__(self, args: list[str] | None = None, name: str = "server", data_dir: Path | None = None,
-                 binary: Path | None = None, directory: Path | None = None, open_namespaces: bool = True):
+                 binary: Path | None = None, directory: Path | None = None, open_namespaces: bool = True,
+                 host: str = "127.0.0.1", prefix: list[str] | None = None):
         self.args = list(args or [])
+        # Where it listens, and what its command runs under (``ip netns exec NAME`` for a host of a NetworkLab).
+        self.host = host
+        self.prefix = list(prefix or [])
         # Tests isolate themselves by namespace, so any client may create one unless a test says otherwise.
         self.open_namespaces = open_namespaces
         self.name = name
@@ -57,7 +61,7 @@ class CanopyServer:
         if not binary.exists():
             pytest.fail(f"server binary {binary} is missing: build it (swift build) or set CANOPY_BIN")
         command = [
-            str(binary), "serve", "--host", "127.0.0.1", "--port", "0", "--port-file", str(self.port_file),
+            *self.prefix, str(binary), "serve", "--host", self.host, "--port", "0", "--port-file", str(self.port_file),
             "--data-dir", str(self.data_dir), "--console-dir", str(REPO_ROOT / "Console"), "--log-level", "warning",
             *(["--namespaces", "*"] if self.open_namespaces else []), *self.args,
         ]

@@ -10,10 +10,16 @@ target, for a random time, healed (and acknowledgements flowing again) before th
 - ``pause nats leader`` / ``pause nats follower``: SIGSTOP of that server, SIGCONT after a while (a GC pause, a
   frozen VM);
 - ``kill canopy`` / ``pause canopy``: the same to a Canopy node (restarted on a new port: clients reconnect
-  elsewhere meanwhile).
+  elsewhere meanwhile);
+- ``partition nats leader`` / ``partition nats follower``: that NATS server cut off from the two others (its
+  clients, Canopy nodes among them, still reach it), healed after a while;
+- ``partition canopy``: a Canopy node cut off from every NATS server (its clients still reach it).
 
-To add a fault kind (network partitions with namespaces and veth pairs, clock jumps): a ``Nemesis`` method that
-injects it, waits, heals it and returns its ``Fault``, and an entry in ``FAULTS``.
+Partitions need a ``NetworkLab`` (netlab.py): when a run asks for them, every NATS server and Canopy node runs in a
+network namespace of its own, on a bridge, and a partition drops the packets between the hosts it separates.
+
+To add a fault kind (clock jumps): a ``Nemesis`` method that injects it, waits, heals it and returns its ``Fault``,
+and an entry in ``FAULTS``.
 
 For each fault kind a run reports the longest gap between acknowledgements (of writes, compare-and-sets and
 increments, by any client), and the longest a single one waited for its answer, during a fault of that kind or
@@ -39,6 +45,7 @@ from typing import Awaitable, Callable
 import pytest
 
 from cluster import CanopyNode, NatsCluster, start_canopy_node, stream_leader, stream_of
+from netlab import NetworkLab, unavailable_reason
 from conftest import canopy_binary
 from firebase_wire import WireClient
 from history_checker import DEFAULT_STEP_BUDGET, READ, Operation, Report, check_history
@@ -64,6 +71,7 @@ class FaultTiming:
     down: tuple[float, float] = (1.0, 4.0)
     pause: tuple[float, float] = (1.0, 8.0)
     quiet: tuple[float, float] = (2.0, 5.0)
+    partition: tuple[float, float] = (2.0, 10.0)
 
 
 @dataclass(frozen=True)
@@ -77,20 +85,28 @@ class Fault:
 
 
 class ChaosCluster:
-    """The processes of one run, under ``directory``; ``heal`` brings back whatever is stopped or dead (and notes
-    processes that died without the nemesis killing them)."""
+    """The processes of one run, under ``directory``, each in a network namespace of its own when ``partitions``
+    are wanted; ``heal`` brings back whatever is stopped, dead or cut off (and notes processes that died without
+    the nemesis killing them)."""
 
-    def __init__(self, binary: Path, directory: Path):
+    def __init__(self, binary: Path, directory: Path, partitions: bool = False):
         self.binary = binary
         self.directory = directory
-        self.nats = NatsCluster(directory / "nats")
+        self.partitions = partitions
+        self.lab: NetworkLab | None = None
+        self.nats: NatsCluster | None = None
         self.nodes: list[CanopyNode] = []
         self.paused: set[int] = set()  # pids under SIGSTOP
         self.problems: list[str] = []
 
     def start(self) -> None:
+        if self.partitions:
+            self.lab = NetworkLab()
+        self.nats = NatsCluster(self.directory / "nats", lab=self.lab)
         self.nats.start()
-        self.nodes = [start_canopy_node(self.binary, self.directory, self.nats.urls) for _ in range(CANOPY_NODES)]
+        self.nodes = [start_canopy_node(self.binary, self.directory, self.nats.urls,
+                                        lab_host=self.lab.add_host(f"c{number + 1}") if self.lab else None)
+                      for number in range(CANOPY_NODES)]
 
     def pause(self, process) -> None:
         process.send_signal(signal.SIGSTOP)
@@ -107,6 +123,8 @@ class ChaosCluster:
             raise NodeFailed(f"canopy {node.name} would not start again: {failure}") from None
 
     def heal(self) -> None:
+        if self.lab is not None:
+            self.lab.heal()
         processes = [server.process for server in self.nats.servers] + [node.process for node in self.nodes]
         for process in processes:
             if process is not None and process.pid in self.paused:
@@ -122,16 +140,23 @@ class ChaosCluster:
                 self.restart_node(node)
 
     def stop(self) -> None:
-        for node in self.nodes:
-            if node.process is not None and node.process.pid in self.paused:
-                self.resume(node.process)
-            code = node.stop()
-            if code != 0:
-                self.problems.append(f"canopy {node.name} exited with {code} at the end: {node.log_tail(600)}")
-        for server in self.nats.servers:
-            if server.process is not None and server.process.pid in self.paused:
-                self.resume(server.process)
-        self.nats.stop()
+        try:
+            if self.lab is not None:
+                self.lab.heal()
+            for node in self.nodes:
+                if node.process is not None and node.process.pid in self.paused:
+                    self.resume(node.process)
+                code = node.stop()
+                if code != 0:
+                    self.problems.append(f"canopy {node.name} exited with {code} at the end: {node.log_tail(600)}")
+            if self.nats is not None:
+                for server in self.nats.servers:
+                    if server.process is not None and server.process.pid in self.paused:
+                        self.resume(server.process)
+                self.nats.stop()
+        finally:
+            if self.lab is not None:
+                self.lab.close()
 
 
 class Nemesis:
@@ -221,6 +246,33 @@ class Nemesis:
         self.cluster.resume(node.process)
         return Fault("pause canopy", node.name, started, self.recorder.now())
 
+    async def partition_nats(self, leader: bool) -> Fault | None:
+        """The NATS server leading the stream (or another one) cut off from the two others; its clients still
+        reach it."""
+        index = await self._nats_target(leader)
+        if index is None:
+            return None
+        servers = self.cluster.nats.servers
+        others = [server.lab_host for number, server in enumerate(servers) if number != index]
+        return await self._partition(f"partition nats {'leader' if leader else 'follower'}", servers[index].name,
+                                     [servers[index].lab_host], others)
+
+    async def partition_canopy(self) -> Fault:
+        """A Canopy node cut off from every NATS server; its clients still reach it."""
+        node = self.rng.choice(self.cluster.nodes)
+        return await self._partition("partition canopy", node.name, [node.lab_host],
+                                     [server.lab_host for server in self.cluster.nats.servers])
+
+    async def _partition(self, kind: str, target: str, side: list, others: list) -> Fault:
+        lab = self.cluster.lab
+        started = self.recorder.now()
+        await asyncio.to_thread(lab.partition, side, others)
+        try:
+            await asyncio.sleep(self.rng.uniform(*self.timing.partition))
+        finally:
+            await asyncio.to_thread(lab.heal)
+        return Fault(kind, target, started, self.recorder.now())
+
 
 FAULTS: dict[str, Callable[[Nemesis], Awaitable[Fault | None]]] = {
     "kill nats leader": lambda nemesis: nemesis.kill_nats(leader=True),
@@ -229,7 +281,11 @@ FAULTS: dict[str, Callable[[Nemesis], Awaitable[Fault | None]]] = {
     "pause nats follower": lambda nemesis: nemesis.pause_nats(leader=False),
     "kill canopy": Nemesis.kill_canopy,
     "pause canopy": Nemesis.pause_canopy,
+    "partition nats leader": lambda nemesis: nemesis.partition_nats(leader=True),
+    "partition nats follower": lambda nemesis: nemesis.partition_nats(leader=False),
+    "partition canopy": Nemesis.partition_canopy,
 }
+PARTITIONS = {kind for kind in FAULTS if kind.startswith("partition ")}
 NO_FAULT = "no fault"
 TABLE_HEADER = f"  {'fault':<22}{'injected':>9}{'longest ack gap':>17}{'longest wait':>16}"
 
@@ -309,7 +365,7 @@ async def open_namespace(nodes: list[CanopyNode]) -> None:
     """One acknowledged write through every node, so each has opened the namespace (and its stream exists) before
     the run starts measuring."""
     for node in nodes:
-        client = await WireClient.connect(node.port, NAMESPACE, timeout=OPEN_TIMEOUT)
+        client = await WireClient.connect(node.port, NAMESPACE, host=node.host, timeout=OPEN_TIMEOUT)
         try:
             assert (await client.put(f"/opened/{node.name[-8:]}", True, timeout=OPEN_TIMEOUT)).ok
         finally:
@@ -323,7 +379,7 @@ async def final_reads(cluster: ChaosCluster, recorder: Recorder) -> None:
         for key in KEYS + (COUNTER_KEY,):
             process, invoked = f"final@{node.name[-8:]}", recorder.now()
             try:
-                value = await asyncio.to_thread(rest_get, node.port, NAMESPACE, key)
+                value = await asyncio.to_thread(rest_get, node, NAMESPACE, key)
             except SessionLost as lost:
                 cluster.problems.append(f"final read after healing: {lost}")
                 recorder.record(Operation(process, key, READ, invoked, None))
@@ -337,7 +393,7 @@ async def run_chaos(binary: Path, directory: Path, seconds: float, seed: int, ki
     nemesis, heal, read every key through every node, stop, and check the history (saved as history.json)."""
     asyncio.get_running_loop().set_default_executor(concurrent.futures.ThreadPoolExecutor(CLIENTS + 8))
     rng = random.Random(seed)
-    cluster = ChaosCluster(binary, directory)
+    cluster = ChaosCluster(binary, directory, partitions=bool(PARTITIONS & set(kinds)))
     try:
         await asyncio.to_thread(cluster.start)
         await open_namespace(cluster.nodes)
@@ -382,6 +438,11 @@ def main(arguments: list[str]) -> int:
     unknown = [kind for kind in kinds if kind not in FAULTS]
     if unknown:
         parser.error(f"unknown fault kinds: {', '.join(unknown)}")
+    if PARTITIONS & set(kinds) and (reason := unavailable_reason()):
+        kinds = [kind for kind in kinds if kind not in PARTITIONS]
+        print(f"without partitions: {reason}", flush=True)
+        if not kinds:
+            return 1
     base = options.dir or Path(tempfile.mkdtemp(prefix="canopy-chaos-"))
     results = []
     for run in range(options.runs):

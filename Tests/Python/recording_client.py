@@ -70,10 +70,11 @@ class SessionLost(Exception):
     """The connection dropped or an answer did not come: the client connects again."""
 
 
-def rest_get(port: int, ns: str, key: str) -> object:
-    """The value of ``/k/<key>`` through ``port`` (REST, as admin); raises ``SessionLost`` without a 200."""
+def rest_get(node: CanopyNode, ns: str, key: str) -> object:
+    """The value of ``/k/<key>`` through ``node`` (REST, as admin); raises ``SessionLost`` without a 200."""
+    port = node.port
     try:
-        connection = HttpConnection(port, timeout=OPERATION_TIMEOUT)
+        connection = HttpConnection(port, host=node.host, timeout=OPERATION_TIMEOUT)
     except OSError as error:
         raise SessionLost(f"read through {port}: {error}") from None
     try:
@@ -142,7 +143,7 @@ class RecordingClient:
                 await asyncio.sleep(RECONNECT_PAUSE)
                 continue
             try:
-                client = await WireClient.connect(node.port, self.ns, timeout=CONNECT_TIMEOUT)
+                client = await WireClient.connect(node.port, self.ns, host=node.host, timeout=CONNECT_TIMEOUT)
             except (OSError, WebSocketException, WireTimeout, asyncio.TimeoutError) as error:
                 self.failures.append(f"connect to {node.name}: {error!r}"[:200])
                 self.node_index += 1
@@ -181,7 +182,7 @@ class RecordingClient:
     async def _read(self, node: CanopyNode, key: str) -> None:
         invoked = self.recorder.now()
         try:
-            value = await asyncio.to_thread(rest_get, node.port, self.ns, key)
+            value = await asyncio.to_thread(rest_get, node, self.ns, key)
         except SessionLost:
             self.recorder.record(Operation(self.name, key, READ, invoked, None))
             raise

@@ -59,6 +59,8 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     /// quarter, so a pipelining client is slowed; only requests that arrived in what was already read can pass the
     /// limit and be refused.
     private var outstandingRequests: Int32 = 0
+    /// Writes (puts and merges) received and not answered yet.
+    private var writesAwaitingAnswers: Int32 = 0
     var listens = ListenTable()
     /// Whether the next poll of the listens is scheduled.
     private var pollScheduled = false
@@ -104,6 +106,8 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
         if let appCheckToken = opening.appCheckToken { presentAppCheck(appCheckToken, request: nil) }
         // Clients send nothing before the hello; it waits until this node holds everything the cluster acknowledged
         // (at once on a single node), so a client that moved here from another node never goes back in time.
+        // A node cut off from the cluster sends a new client elsewhere at once rather than keep it waiting.
+        if namespace.store.isCutOff { closeUnlessAwaitingTheLog() }
         let loop = self.loop
         let host = opening.host
         namespace.store.awaitLogHead(resumingOn: { loop.execute($0) }) { [self] in sendHandshake(host: host) }
@@ -127,6 +131,18 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     func closeToRegisterAgain() {
         guard !channel.isClosed else { return }
         failConnection(code: 1001, reason: "node rejoining the cluster")
+    }
+
+    /// Cluster mode: the node has been cut off from the log for a while. A connection with nothing that awaits the
+    /// log closes (code 1001): its client reconnects, through the balancer, to a node that serves, and listens there
+    /// again. One whose writes or onDisconnect writes await the log stays: they may already be in the log, so its
+    /// client sending them again through another node could apply them twice or out of order, and an onDisconnect
+    /// write would run when this node reaches the log again. Its writes are acknowledged after the cut heals.
+    func closeUnlessAwaitingTheLog() {
+        guard !channel.isClosed, writesAwaitingAnswers == 0, pendingWrites.isEmpty,
+              onDisconnect.withLock({ $0.isEmpty })
+        else { return }
+        failConnection(code: 1001, reason: "node cut off from the cluster")
     }
 
     /// One complete message from the client.
@@ -360,6 +376,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     /// Queues a write; the writes of one read pass go to the store together (one queue hop, one group commit),
     /// submitted before anything else the client asked for next, so requests still take effect in order.
     private func write(_ write: StoreWrite, request: Int) {
+        writesAwaitingAnswers += 1
         if pendingWrites.isEmpty { loop.runAtEndOfPass { [self] in submitWrites() } }
         pendingWrites.append(write)
         pendingWriteRequests.append(request)
@@ -378,6 +395,7 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
     }
 
     private func answerWrite(_ result: Result<WriteOutcome, StoreError>, request: Int) {
+        writesAwaitingAnswers -= 1
         switch result {
         case .success:
             metrics.countWrite()

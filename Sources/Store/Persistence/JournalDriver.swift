@@ -98,6 +98,9 @@ final class JournalDriver: LogDriver, @unchecked Sendable {
     /// The node's state holds every write acknowledged: there is no other node.
     var publishesCurrent: Bool { true }
 
+    /// A single node has no log to be cut off from.
+    var isCutOff: Bool { false }
+
     func refusal() -> StoreError? {
         if sequencer.isRefusing || persistence?.settings.readOnly == true { return .unavailable }
         if journal?.hasFailed ?? false { return .unavailable }

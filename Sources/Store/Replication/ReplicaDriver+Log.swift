@@ -24,6 +24,10 @@ extension ReplicaDriver {
                             rebuild("the log found this replica's entries differ from the stream leader's")
                         }
                     }
+                    log.watchReachability { [weak self] reachable in
+                        guard let self else { return }
+                        sequencer.queue.async { [self] in reachabilityChanged(reachable) }
+                    }
                     restoreLatestSnapshot()
                 }
             }
@@ -53,10 +57,11 @@ extension ReplicaDriver {
         replica.appliedPosition = position
         var answers: [() -> Void] = []
         let proposal = try? ProposalCodec.decode(payload)
+        let barrier = proposal == nil ? LogBarrier.node(of: payload) : nil
         let wasDeclaredDown = replica.nodeOrder.isForgotten(proposer)
         if let proposal {
             for ready in replica.nodeOrder.admit(proposal) { answers += apply(ready) }
-        } else {
+        } else if barrier == nil {
             replica.undecodable += 1
         }
         if replica.catchUp != nil { replica.replayed += 1 }
@@ -72,7 +77,7 @@ extension ReplicaDriver {
         advanced(to: position)
         if position % checkpointInterval == 0 { takeCheckpoint(at: position) }
         if log.snapshotInterval > 0, position % log.snapshotInterval == 0,
-            proposal?.node == proposer
+            proposal.map({ $0.node == proposer }) ?? (barrier == log.node)
         {
             storeSnapshot(at: position)
         }

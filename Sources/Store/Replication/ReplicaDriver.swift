@@ -1,5 +1,6 @@
 import DataModel
 import Dispatch
+import Synchronization
 
 /// A cluster node's ``LogDriver``: the store applies nothing directly. Each turn of the sequencer, the operations of
 /// its tasks (writes, rules revisions, onDisconnect arming and firing) are gathered into one ``Proposal`` appended
@@ -19,6 +20,10 @@ final class ReplicaDriver: LogDriver, @unchecked Sendable {
     let declaredDown: (@Sendable () -> Void)?
     /// Whom to tell when the replica rebuilds its tree from the log (and why).
     let rebuilt: (@Sendable (String) -> Void)?
+    /// Whom to tell that the node has been cut off from the log for a while, or reaches it again.
+    let cutOffNotice: (@Sendable (Bool) -> Void)?
+    /// Whether ``cutOffNotice`` was last told `true` (read from any thread).
+    let toldCutOff = Atomic<Bool>(false)
     /// Owned by the sequencer.
     var replica = ReplicaState()
 
@@ -29,6 +34,7 @@ final class ReplicaDriver: LogDriver, @unchecked Sendable {
         divergence = configuration.divergence
         declaredDown = configuration.declaredDown
         rebuilt = configuration.replicaRebuilt
+        cutOffNotice = configuration.cutOff
     }
 
     // MARK: - LogDriver
@@ -38,10 +44,13 @@ final class ReplicaDriver: LogDriver, @unchecked Sendable {
     }
 
     /// Until the replica caught up with its log, tasks are held (in submission order), so nothing is proposed or
-    /// answered before the replica holds everything the log held when it opened; so are they during a rebuild.
+    /// answered before the replica holds everything the log held when it opened; so are they during a rebuild, and
+    /// while the node is cut off from the log (ReplicaDriver+CutOff.swift).
     func run(_ task: @escaping @Sendable () -> Void) {
         if (!sequencer.isLoaded && !sequencer.hasFailed) || replica.rebuilding != nil {
             replica.untilServing.append(task)
+        } else if replica.cutOff != nil || !replica.heldWhileCutOff.isEmpty {
+            holdUntilLogHead(task)
         } else {
             task()
         }
@@ -67,6 +76,8 @@ final class ReplicaDriver: LogDriver, @unchecked Sendable {
 
     /// Another node may have acknowledged writes this replica has not applied yet.
     var publishesCurrent: Bool { false }
+
+    var isCutOff: Bool { toldCutOff.load(ordering: .relaxed) }
 
     func refusal() -> StoreError? {
         sequencer.isRefusing ? .unavailable : nil

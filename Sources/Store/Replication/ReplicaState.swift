@@ -42,6 +42,13 @@ struct ReplicaState {
     var headQuestionInFlight = false
     /// This replica's recent checkpoints, and other replicas' not matched yet, by position (bounded).
     var checkpoints = CheckpointBook()
+    /// While the log is unreachable, the number of this episode (`nil` while it is reachable), and how many
+    /// episodes began (ReplicaDriver+CutOff.swift).
+    var cutOff: UInt64?
+    var cutOffs: UInt64 = 0
+    /// Tasks submitted while the log was unreachable, and those behind them, in order: they run once the replica
+    /// holds a head the log told after they came.
+    var heldWhileCutOff: [@Sendable () -> Void] = []
     /// The rebuild under way, if any, and how many were started (ReplicaDriver+Rebuild.swift).
     var rebuilding: Rebuild?
     var rebuilds = 0

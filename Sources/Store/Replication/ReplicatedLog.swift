@@ -18,7 +18,8 @@ public protocol ReplicatedLog: AnyObject, Sendable {
     func open(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void)
 
     /// Reports the position of the log's last entry now (what a replica must reach to hold everything
-    /// acknowledged so far, by any node).
+    /// acknowledged so far, by any node). It must not be behind an entry acknowledged before the call: a log whose
+    /// servers can answer from a stale copy appends a ``LogBarrier`` and reports its position.
     func lastPosition(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void)
 
     /// Delivers every entry after position `after`, in order and each once, with its position, for as long as the
@@ -55,6 +56,10 @@ public protocol ReplicatedLog: AnyObject, Sendable {
     /// from the log and follows it again.
     func watchDivergence(_ diverged: @escaping @Sendable () -> Void)
 
+    /// Calls `changed` with `false` when this node loses its way to the log (it can neither append nor follow,
+    /// and may be behind the others) and with `true` when it has it again.
+    func watchReachability(_ changed: @escaping @Sendable (_ reachable: Bool) -> Void)
+
     /// Stops following and appending.
     func close()
 }
@@ -62,6 +67,9 @@ public protocol ReplicatedLog: AnyObject, Sendable {
 extension ReplicatedLog {
     /// A log whose deliveries cannot differ from what it holds never reports a divergence.
     public func watchDivergence(_ diverged: @escaping @Sendable () -> Void) {}
+
+    /// A log that is always reachable never reports otherwise.
+    public func watchReachability(_ changed: @escaping @Sendable (_ reachable: Bool) -> Void) {}
 }
 
 /// A snapshot as the log holds it.
