@@ -105,7 +105,11 @@ final class PersistentConnection: @unchecked Sendable {
     private var lastSessionID: String?
     private var backoff: Double
     private var reconnect: DispatchWorkItem?
+    /// The keepalive timer: armed once per connection, it measures the silence since ``lastOutput`` when it fires
+    /// (re-arming a timer on every request cost more than the request).
     private var keepalive: DispatchWorkItem?
+    /// When the last frame went out, in uptime nanoseconds.
+    private var lastOutput: UInt64 = 0
 
     init(settings: Settings, queue: DispatchQueue) {
         self.settings = settings
@@ -291,7 +295,8 @@ final class PersistentConnection: @unchecked Sendable {
         let gets = waitingGets
         waitingGets = []
         for get in gets { send(.get(get.request), onComplete: get.onComplete) }
-        scheduleKeepalive()
+        lastOutput = DispatchTime.now().uptimeNanoseconds
+        scheduleKeepalive(in: settings.keepaliveSeconds)
         delegate?.connectionDidConnect(serverTimeOffset: offset)
     }
 
@@ -332,18 +337,23 @@ final class PersistentConnection: @unchecked Sendable {
             return onComplete(RequestOutcome(status: "too_big", payload: .text("the request is too large to send")))
         }
         for frame in frames { channel.send(text: frame) }
-        scheduleKeepalive()
+        lastOutput = DispatchTime.now().uptimeNanoseconds
     }
 
-    /// Sends `"0"` after ``Settings/keepaliveSeconds`` without output, as the SDKs do.
-    private func scheduleKeepalive() {
+    /// Sends `"0"` after ``Settings/keepaliveSeconds`` without output, as the SDKs do: the timer fires
+    /// `seconds` from now, and sends only if nothing went out since (else it waits out the rest of the interval).
+    private func scheduleKeepalive(in seconds: Double) {
         keepalive?.cancel()
         let item = DispatchWorkItem { [weak self] in
             guard let self, connected, let channel else { return }
+            let interval = settings.keepaliveSeconds
+            let silence = Double(DispatchTime.now().uptimeNanoseconds &- lastOutput) / 1e9
+            guard silence >= interval else { return scheduleKeepalive(in: interval - silence) }
             channel.send(text: Array("0".utf8))
-            scheduleKeepalive()
+            lastOutput = DispatchTime.now().uptimeNanoseconds
+            scheduleKeepalive(in: interval)
         }
         keepalive = item
-        queue.asyncAfter(deadline: .now() + settings.keepaliveSeconds, execute: item)
+        queue.asyncAfter(deadline: .now() + seconds, execute: item)
     }
 }
