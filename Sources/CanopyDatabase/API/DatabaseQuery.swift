@@ -23,10 +23,13 @@ public class DatabaseQuery: @unchecked Sendable {  // immutable
         self.infoKey = infoKey
         var problem = problem
         var params = QueryParams.all
-        do throws(QueryError) {
-            params = try QueryParams(wireObject: .object(members))
-        } catch {
-            problem = problem ?? "invalid query: \(error)"
+        // A plain location (every reference, and one per event snapshot) has nothing to parse.
+        if !members.isEmpty {
+            do throws(QueryError) {
+                params = try QueryParams(wireObject: .object(members))
+            } catch {
+                problem = problem ?? "invalid query: \(error)"
+            }
         }
         self.params = params
         self.problem = problem
