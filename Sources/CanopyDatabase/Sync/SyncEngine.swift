@@ -9,6 +9,12 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
 
     let queue: DispatchQueue
     let callbackQueue: DispatchQueue
+    /// The API's requests, run on ``queue`` in the order made (every caller's work goes through it, so that a
+    /// write made before `goOffline()` is made before it).
+    let inbox: OrderedHandOff
+    /// The blocks the engine calls, run on ``callbackQueue`` in the order raised; every block the engine raises
+    /// goes through it, so acknowledgements and events keep their order.
+    let callbacks: OrderedHandOff
     let connection: PersistentConnection
     weak var database: Database?
     private var views: [View.Key: View] = [:]
@@ -24,8 +30,10 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     init(settings: PersistentConnection.Settings, callbackQueue: DispatchQueue) {
         queue = DispatchQueue(label: "canopy.database")
         self.callbackQueue = callbackQueue
+        inbox = OrderedHandOff(queue: queue)
+        callbacks = OrderedHandOff(queue: callbackQueue)
         connection = PersistentConnection(settings: settings, queue: queue)
-        run(on: queue) { [self] in
+        inbox.post { [self] in
             connection.delegate = self
             connection.goOnline()
         }
@@ -39,13 +47,21 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
         queue.sync { pushIDs.next(timestamp: Int64(estimatedServerTime)) }
     }
 
+    /// Runs `body` on the queue now, after the requests made before it, and returns its result.
+    func sync<Result>(_ body: () -> Result) -> Result {
+        queue.sync {
+            inbox.runPending()
+            return body()
+        }
+    }
+
     // MARK: - Observing
 
     /// Adds a registration; its initial events come at once when the view already has data.
     func observe(_ query: DatabaseQuery, kind: DataEventType, once: Bool,
                  block: @escaping (DataSnapshot, String?) -> Void, cancel: ((any Error) -> Void)?) -> UInt
     {
-        queue.sync {
+        sync {
             let handle = nextHandle
             nextHandle += 1
             let registration = Registration(handle: handle, kind: kind, block: block, cancel: cancel, once: once)
@@ -63,7 +79,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
 
     /// Removes the registration `handle`; the view's listen ends with its last registration.
     func removeObserver(_ handle: UInt) {
-        run(on: queue) { [self] in
+        inbox.post { [self] in
             info.remove(handle)
             for view in views.values where view.registrations.contains(where: { $0.handle == handle }) {
                 view.registrations.removeAll { $0.handle == handle }
@@ -74,7 +90,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
 
     /// Removes every registration at `query`'s location (any query).
     func removeAllObservers(at path: Path) {
-        run(on: queue) { [self] in
+        inbox.post { [self] in
             for view in views.values where view.path == path {
                 view.registrations.removeAll()
                 dropIfUnused(view)
@@ -105,7 +121,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
             let error = DatabaseError(status: outcome.status, message: outcome.message)
             let cancelled = view.registrations
             forget(view)
-            run(on: callbackQueue) { for registration in cancelled { registration.cancel?(error) } }
+            callbacks.post { for registration in cancelled { registration.cancel?(error) } }
             return
         }
         // The server sends no data when the location is empty and nothing was pushed, or when the hash matched.
@@ -135,7 +151,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     func write(_ entries: [(path: Path, value: WriteValue)], merge: Bool, at path: Path, hash: String?,
                completion: ((DatabaseError?) -> Void)?)
     {
-        run(on: queue) { [self] in
+        inbox.post { [self] in
             let id = nextWriteID
             nextWriteID += 1
             let now = estimatedServerTime
@@ -161,7 +177,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
                 writes.removeAll { $0.id == id }
                 refresh(where: { local.affects($0.path) })
                 let error = outcome.isOK ? nil : DatabaseError(status: outcome.status, message: outcome.message)
-                if let completion { run(on: callbackQueue) { completion(error) } }
+                if let completion { callbacks.post { completion(error) } }
             }
         }
     }
@@ -183,19 +199,19 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
 
     /// The data at `query` from the server, or from a view holding it when offline.
     func get(_ query: DatabaseQuery, completion: @escaping (Result<Node, DatabaseError>) -> Void) {
-        run(on: queue) { [self] in
+        inbox.post { [self] in
             let request = GetRequest(path: query.path, query: query.params,
                                      queryObject: query.params.loadsAllData ? nil : query.params.wireObject)
             connection.get(request) { [weak self] outcome in
                 guard let self else { return }
                 if outcome.isOK, let node = Self.node(from: outcome.payload) {
-                    return run(on: callbackQueue) { completion(.success(node)) }
+                    return callbacks.post { completion(.success(node)) }
                 }
                 if outcome.isDisconnected, let cached = cachedResult(for: query) {
-                    return run(on: callbackQueue) { completion(.success(cached)) }
+                    return callbacks.post { completion(.success(cached)) }
                 }
                 let error = DatabaseError(status: outcome.status, message: outcome.message)
-                run(on: callbackQueue) { completion(.failure(error)) }
+                callbacks.post { completion(.failure(error)) }
             }
         }
     }
@@ -210,7 +226,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
 
     /// The server's data at `path` now (for transactions: their compare-and-set needs the server's hash).
     func serverData(at path: Path, completion: @escaping (Result<Node, DatabaseError>) -> Void) {
-        run(on: queue) { [self] in
+        inbox.post { [self] in
             connection.get(GetRequest(path: path)) { outcome in
                 if outcome.isOK, let node = Self.node(from: outcome.payload) { return completion(.success(node)) }
                 completion(.failure(DatabaseError(status: outcome.status, message: outcome.message)))
@@ -300,7 +316,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
             view.registrations.removeAll { finished.contains($0.handle) }
             dropIfUnused(view)
         }
-        if !calls.isEmpty { run(on: callbackQueue) { for call in calls { call() } } }
+        if !calls.isEmpty { callbacks.post { for call in calls { call() } } }
     }
 
     // MARK: - .info
@@ -314,7 +330,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
         let snapshot = DataSnapshot(reference: reference, node: value, query: nil)
         let blocks = registrations.filter { $0.kind == .value }.map(\.block)
         for registration in registrations where registration.once { info.remove(registration.handle) }
-        if !blocks.isEmpty { run(on: callbackQueue) { for block in blocks { block(snapshot, nil) } } }
+        if !blocks.isEmpty { callbacks.post { for block in blocks { block(snapshot, nil) } } }
     }
 
     private func infoChanged(_ key: InfoKey) {
@@ -380,7 +396,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
         let cancelled = view.registrations
         forget(view)
         let error = DatabaseError(status: "permission_denied", message: "Permission denied")
-        run(on: callbackQueue) { for registration in cancelled { registration.cancel?(error) } }
+        callbacks.post { for registration in cancelled { registration.cancel?(error) } }
     }
 }
 
