@@ -269,13 +269,15 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
         }
         guard before != now else { return }
         view.raised = now
-        deliver(Self.events(view.query, from: before, to: now), view: view, data: now)
+        let wantsChildEvents = view.registrations.contains { $0.kind != .value }
+        deliver(Self.events(view.query, from: before, to: now, childEvents: wantsChildEvents), view: view, data: now)
     }
 
-    /// The child events between two versions of a location, then `value` when the query's result changed (a
-    /// leaf's change has no child events, only the value).
-    static func events(_ query: QueryParams, from before: Node, to now: Node) -> [ViewEvent] {
-        var events = query.events(from: before, to: now).filter { $0.kind != .value }
+    /// The child events between two versions of a location (when `childEvents`: nobody hears them otherwise, and
+    /// they cost a diff of the children), then `value` when the query's result changed (a leaf's change has no
+    /// child events, only the value).
+    static func events(_ query: QueryParams, from before: Node, to now: Node, childEvents: Bool) -> [ViewEvent] {
+        var events = childEvents ? query.events(from: before, to: now).filter { $0.kind != .value } : []
         if query.result(from: before) != query.result(from: now) { events.append(.value) }
         return events
     }
