@@ -64,9 +64,22 @@ final class ClientSocket: @unchecked Sendable {
     /// Queues `bytes`; they go out in order once connected, with everything else written in the same turn of the
     /// queue (one `send` for a burst of pipelined requests, not one each).
     func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { source in write(count: source.count) { $0.copyMemory(from: source) } }
+    }
+
+    /// Queues `count` bytes that `fill` writes in place (a frame encoded straight into the output, no copy), as
+    /// ``write(_:)``.
+    func write(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !isClosed else { return }
-        unsent.append(contentsOf: bytes)
+        let start = unsent.count
+        unsent.append(contentsOf: repeatElement(0, count: count))
+        unsent.withUnsafeMutableBytes { fill(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
+        scheduleFlush()
+    }
+
+    /// Sends what is queued at the end of this turn of the queue.
+    private func scheduleFlush() {
         guard !connecting, writeSource == nil, !flushScheduled else { return }
         flushScheduled = true
         queue.async { [self] in

@@ -332,11 +332,15 @@ final class PersistentConnection: @unchecked Sendable {
         nextRequestNumber += 1
         answers[number] = onComplete
         let message = ClientMessage.request(ClientRequest(number: number, action: action)).encoded()
-        guard let frames = try? FrameSplitter.frames(for: message) else {
+        if message.count <= FrameSplitter.maxFrameUnits {
+            // One frame, as the splitter would say, without its list.
+            channel.send(text: message)
+        } else if let frames = try? FrameSplitter.frames(for: message) {
+            for frame in frames { channel.send(text: frame) }
+        } else {
             answers.removeValue(forKey: number)
             return onComplete(RequestOutcome(status: "too_big", payload: .text("the request is too large to send")))
         }
-        for frame in frames { channel.send(text: frame) }
         lastOutput = DispatchTime.now().uptimeNanoseconds
     }
 
