@@ -94,7 +94,7 @@ final class PersistentConnection: @unchecked Sendable {
     private var answers: [Int: (RequestOutcome) -> Void] = [:]
     private var listens: [ListenKey: Listen] = [:]
     /// Writes in the order made; acknowledged ones leave.
-    private var writes: [(id: Int, write: PendingWrite)] = []
+    private var writes = IDOrderedQueue<PendingWrite>()
     private var nextWriteID = 0
     /// Requests that only make sense on a live connection, made while offline (onDisconnect operations).
     private var queuedWhileOffline: [(action: ClientAction, onComplete: (RequestOutcome) -> Void)] = []
@@ -159,7 +159,7 @@ final class PersistentConnection: @unchecked Sendable {
     func write(_ action: ClientAction, onComplete: @escaping (RequestOutcome) -> Void) {
         let id = nextWriteID
         nextWriteID += 1
-        writes.append((id, PendingWrite(action: action, onComplete: onComplete)))
+        writes.append(PendingWrite(action: action, onComplete: onComplete), id: id)
         if connected { sendWrite(id) }
     }
 
@@ -228,7 +228,7 @@ final class PersistentConnection: @unchecked Sendable {
         connected = false
         let orphaned = answers
         answers = [:]
-        for index in writes.indices { writes[index].write.sent = false }
+        for id in writes.ids { writes[id: id]?.sent = false }
         for (_, answer) in orphaned { answer(.disconnected) }
         if wasConnected { delegate?.connectionDidDisconnect() }
         scheduleReconnect()
@@ -288,7 +288,7 @@ final class PersistentConnection: @unchecked Sendable {
         for listen in listens.values.sorted(by: { $0.request.path.description < $1.request.path.description }) {
             sendListen(listen)
         }
-        for write in writes where !write.write.sent { sendWrite(write.id) }
+        for id in writes.ids where writes[id: id]?.sent == false { sendWrite(id) }
         let queued = queuedWhileOffline
         queuedWhileOffline = []
         for (action, onComplete) in queued { send(action, onComplete: onComplete) }
@@ -315,13 +315,10 @@ final class PersistentConnection: @unchecked Sendable {
     }
 
     private func sendWrite(_ id: Int) {
-        guard let index = writes.firstIndex(where: { $0.id == id }) else { return }
-        writes[index].write.sent = true
-        send(writes[index].write.action) { [weak self] outcome in
-            guard let self, !outcome.isDisconnected,
-                  let index = writes.firstIndex(where: { $0.id == id })
-            else { return }
-            let write = writes.remove(at: index).write
+        guard let action = writes[id: id]?.action else { return }
+        writes[id: id]?.sent = true
+        send(action) { [weak self] outcome in
+            guard let self, !outcome.isDisconnected, let write = writes.remove(id: id) else { return }
             write.onComplete(outcome)
         }
     }

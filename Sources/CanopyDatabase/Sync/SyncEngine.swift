@@ -19,7 +19,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     weak var database: Database?
     private var views: [View.Key: View] = [:]
     private var viewsByTag: [Int: View] = [:]
-    private var writes: [LocalWrite] = []
+    private var writes = IDOrderedQueue<LocalWrite>()
     private var nextTag = 1
     private var nextHandle: UInt = 1
     private var nextWriteID = 1
@@ -162,7 +162,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
                 return (path: entry.path, node: node)
             }
             let local = LocalWrite(entries: resolved, id: id)
-            writes.append(local)
+            writes.append(local, id: id)
             refresh(where: { local.affects($0.path) })
             let action: ClientAction
             if merge {
@@ -174,7 +174,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
             }
             connection.write(action) { [weak self] outcome in
                 guard let self else { return }
-                writes.removeAll { $0.id == id }
+                _ = writes.remove(id: id)
                 refresh(where: { local.affects($0.path) })
                 let error = outcome.isOK ? nil : DatabaseError(status: outcome.status, message: outcome.message)
                 if let completion { callbacks.post { completion(error) } }
@@ -254,6 +254,8 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     }
 
     private func refresh(where affected: (View) -> Bool) {
+        // A client observing nothing (a writer) skips the copy of the views.
+        guard !views.isEmpty else { return }
         for view in Array(views.values) where affected(view) { refresh(view) }
     }
 
