@@ -253,7 +253,9 @@ final class PersistentConnection: @unchecked Sendable {
             return channelEnded()
         }
         guard case .message(let bytes) = output else { return }
-        guard let message = try? ServerMessage.parse(bytes) else { return channelEnded() }
+        guard let message = FrequentMessages.parse(bytes) ?? (try? ServerMessage.parse(bytes)) else {
+            return channelEnded()
+        }
         switch message {
         case .handshake(let hello):
             helloArrived(hello)

@@ -1,0 +1,80 @@
+import DataModel
+import Wire
+
+/// The two messages a busy client gets by the thousand, recognized by the exact bytes the server writes for them:
+/// a write's acknowledgement, `{"t":"d","d":{"r":N,"b":{"s":"ok","d":""}}}`, and a push of one location's data,
+/// `{"t":"d","d":{"a":"d","b":{"p":"PATH","d":DATA}}}`. Recognizing them skips the general parser's envelope
+/// (its member lists and key strings), which cost more than the rest of an acknowledgement's handling.
+///
+/// Anything else, including these messages with other spacing, member order or escapes, a tag, or data that does
+/// not parse, is left to ``ServerMessage/parse(_:limits:)``, so what the client understands does not change.
+enum FrequentMessages {
+    private static let responsePrefix = Array(#"{"t":"d","d":{"r":"#.utf8)
+    private static let emptyOKSuffix = Array(#","b":{"s":"ok","d":""}}}"#.utf8)
+    private static let pushPrefix = Array(#"{"t":"d","d":{"a":"d","b":{"p":""#.utf8)
+    private static let pushDataMember = Array(#"","d":"#.utf8)
+    private static let pushSuffix = Array("}}}".utf8)
+    /// Most digits of a request number taken here (the general parser takes longer ones).
+    private static let maxNumberDigits = 15
+
+    /// The message, when `bytes` are one of the two; `nil` otherwise.
+    static func parse(_ bytes: [UInt8]) -> ServerMessage? {
+        bytes.withUnsafeBufferPointer { message in
+            if let number = acknowledgedRequest(message) {
+                return .response(requestNumber: number, status: .ok, payload: .text(""))
+            }
+            return dataPush(message)
+        }
+    }
+
+    /// The request number of an empty `ok` answer.
+    private static func acknowledgedRequest(_ message: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard message.count > responsePrefix.count + emptyOKSuffix.count,
+              hasPrefix(message, responsePrefix), hasSuffix(message, emptyOKSuffix)
+        else { return nil }
+        let digits = message[responsePrefix.count..<(message.count - emptyOKSuffix.count)]
+        // JSON numbers have no leading zeros.
+        guard digits.count <= maxNumberDigits, digits.first != UInt8(ascii: "0") || digits.count == 1 else {
+            return nil
+        }
+        var number = 0
+        for digit in digits {
+            let value = digit &- UInt8(ascii: "0")
+            guard value < 10 else { return nil }
+            number = number * 10 + Int(value)
+        }
+        return number
+    }
+
+    /// A data push without a tag, its path free of escapes.
+    private static func dataPush(_ message: UnsafeBufferPointer<UInt8>) -> ServerMessage? {
+        guard message.count > pushPrefix.count + pushDataMember.count + pushSuffix.count,
+              hasPrefix(message, pushPrefix), hasSuffix(message, pushSuffix)
+        else { return nil }
+        let pathStart = pushPrefix.count
+        var pathEnd = pathStart
+        while pathEnd < message.count, message[pathEnd] != UInt8(ascii: "\"") {
+            // An escape or a control character: the general parser decides.
+            guard message[pathEnd] != UInt8(ascii: "\\"), message[pathEnd] >= 0x20 else { return nil }
+            pathEnd += 1
+        }
+        let dataStart = pathEnd + pushDataMember.count
+        let dataEnd = message.count - pushSuffix.count
+        guard dataStart < dataEnd,
+              UnsafeBufferPointer(rebasing: message[pathEnd..<dataStart]).elementsEqual(pushDataMember),
+              let path = try? Path(String(decoding: message[pathStart..<pathEnd], as: UTF8.self)),
+              let data = try? JSONReader.readData(
+                UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: message[dataStart..<dataEnd])),
+                depth: path.depth, limits: .default, maxBytes: Int.max)
+        else { return nil }
+        return .dataPush(path: path, data: data.node, tag: nil)
+    }
+
+    private static func hasPrefix(_ message: UnsafeBufferPointer<UInt8>, _ prefix: [UInt8]) -> Bool {
+        UnsafeBufferPointer(rebasing: message[..<prefix.count]).elementsEqual(prefix)
+    }
+
+    private static func hasSuffix(_ message: UnsafeBufferPointer<UInt8>, _ suffix: [UInt8]) -> Bool {
+        UnsafeBufferPointer(rebasing: message[(message.count - suffix.count)...]).elementsEqual(suffix)
+    }
+}
