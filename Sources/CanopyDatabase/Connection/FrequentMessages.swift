@@ -1,4 +1,5 @@
 import DataModel
+import Primitives
 import Wire
 
 /// The two messages a busy client gets by the thousand, recognized by the exact bytes the server writes for them:
@@ -53,16 +54,20 @@ enum FrequentMessages {
         else { return nil }
         let pathStart = pushPrefix.count
         var pathEnd = pathStart
+        var ascii = true
         while pathEnd < message.count, message[pathEnd] != UInt8(ascii: "\"") {
             // An escape or a control character: the general parser decides.
             guard message[pathEnd] != UInt8(ascii: "\\"), message[pathEnd] >= 0x20 else { return nil }
+            ascii = ascii && message[pathEnd] < 0x80
             pathEnd += 1
         }
+        let pathBytes = UnsafeBufferPointer(rebasing: message[pathStart..<pathEnd])
         let dataStart = pathEnd + pushDataMember.count
         let dataEnd = message.count - pushSuffix.count
         guard dataStart < dataEnd,
               UnsafeBufferPointer(rebasing: message[pathEnd..<dataStart]).elementsEqual(pushDataMember),
-              let path = try? Path(String(decoding: message[pathStart..<pathEnd], as: UTF8.self)),
+              ascii || UTF8Validator.isValid(UnsafeRawBufferPointer(pathBytes)),
+              let path = try? Path(String(decoding: pathBytes, as: UTF8.self)),
               let data = try? JSONReader.readData(
                 UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: message[dataStart..<dataEnd])),
                 depth: path.depth, limits: .default, maxBytes: Int.max)
