@@ -23,8 +23,8 @@ final class ClientSocket: @unchecked Sendable {
     enum Event {
         /// The connection is established; writes go out.
         case connected
-        /// Bytes arrived.
-        case received([UInt8])
+        /// Bytes arrived: valid only during the call (they are the socket's read buffer, not a copy).
+        case received(UnsafeRawBufferPointer)
         /// The connection ended (`nil`: the server closed it in order).
         case closed(ClientSocketError?)
     }
@@ -175,7 +175,7 @@ final class ClientSocket: @unchecked Sendable {
     private func readAvailable() {
         let count = readBuffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
         if count > 0 {
-            onEvent(.received(Array(readBuffer[..<count])))
+            readBuffer.withUnsafeBytes { onEvent(.received(UnsafeRawBufferPointer(rebasing: $0[..<count]))) }
         } else if count == 0 {
             finish(nil)
         } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {

@@ -133,39 +133,46 @@ final class WebSocketChannel: @unchecked Sendable {
         }
     }
 
-    private func received(_ bytes: [UInt8]) {
-        var plaintext = bytes
-        if let tls {
-            do {
-                plaintext = try bytes.withUnsafeBytes { try tls.receivedCiphertext($0) }
-            } catch {
-                return end("TLS: \(error)")
-            }
-            flushCiphertext()
-            if tls.peerClosed, plaintext.isEmpty { return end("the server closed the connection") }
+    /// Bytes from the socket (valid only during the call).
+    private func received(_ bytes: UnsafeRawBufferPointer) {
+        guard let tls else { return receivedPlaintext(bytes) }
+        let plaintext: [UInt8]
+        do {
+            plaintext = try tls.receivedCiphertext(bytes)
+        } catch {
+            return end("TLS: \(error)")
         }
-        guard !plaintext.isEmpty else { return }
-        if var head = responseHead {
-            let searchFrom = head.count - 3
-            head.append(contentsOf: plaintext)
-            guard let end = WebSocketClientHandshake.responseHeadEnd(in: head, searchingFrom: searchFrom) else {
-                guard head.count <= Self.maxResponseHeadBytes else { return self.end("the upgrade response is too long") }
-                responseHead = head
-                return
-            }
-            do {
-                let outcome = try handshake.validateResponseHead(head[..<end])
-                guard outcome.extensions.isEmpty else { return self.end("the server chose an extension not offered") }
-            } catch {
-                return self.end("the server refused the WebSocket upgrade: \(error)")
-            }
-            responseHead = nil
-            onEvent(.open)
-            guard !ended, end < head.count else { return }
-            plaintext = Array(head[end...])
+        flushCiphertext()
+        if tls.peerClosed, plaintext.isEmpty { return end("the server closed the connection") }
+        plaintext.withUnsafeBytes { receivedPlaintext($0) }
+    }
+
+    private func receivedPlaintext(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        guard var head = responseHead else { return receivedFrames(bytes) }
+        let searchFrom = head.count - 3
+        head.append(contentsOf: bytes)
+        guard let end = WebSocketClientHandshake.responseHeadEnd(in: head, searchingFrom: searchFrom) else {
+            guard head.count <= Self.maxResponseHeadBytes else { return self.end("the upgrade response is too long") }
+            responseHead = head
+            return
         }
+        do {
+            let outcome = try handshake.validateResponseHead(head[..<end])
+            guard outcome.extensions.isEmpty else { return self.end("the server chose an extension not offered") }
+        } catch {
+            return self.end("the server refused the WebSocket upgrade: \(error)")
+        }
+        responseHead = nil
+        onEvent(.open)
+        guard !ended, end < head.count else { return }
+        head[end...].withUnsafeBytes { receivedFrames($0) }
+    }
+
+    /// Frames after the handshake, read straight from the socket's buffer.
+    private func receivedFrames(_ bytes: UnsafeRawBufferPointer) {
         actions.removeAll(keepingCapacity: true)
-        plaintext.withUnsafeBytes { machine.bytesReceived($0, into: &actions) }
+        machine.bytesReceived(bytes, into: &actions)
         for action in actions where !ended {
             switch action {
             case .message(.text(let text)): onEvent(.text(text))
