@@ -9,7 +9,10 @@ import Wire
 ///
 /// Anything else, including these messages with other spacing, member order or escapes, a tag, or data that does
 /// not parse, is left to ``ServerMessage/parse(_:limits:)``, so what the client understands does not change.
-enum FrequentMessages {
+///
+/// The path of the last push is kept with its bytes: a client observing one location gets the same path each time,
+/// and reading it again cost a quarter of a push.
+struct FrequentMessages {
     private static let responsePrefix = Array(#"{"t":"d","d":{"r":"#.utf8)
     private static let emptyOKSuffix = Array(#","b":{"s":"ok","d":""}}}"#.utf8)
     private static let pushPrefix = Array(#"{"t":"d","d":{"a":"d","b":{"p":""#.utf8)
@@ -17,11 +20,13 @@ enum FrequentMessages {
     private static let pushSuffix = Array("}}}".utf8)
     /// Most digits of a request number taken here (the general parser takes longer ones).
     private static let maxNumberDigits = 15
+    /// The last push's path, and its bytes.
+    private var lastPath: (bytes: [UInt8], path: Path)?
 
     /// The message, when `bytes` are one of the two; `nil` otherwise.
-    static func parse(_ bytes: [UInt8]) -> ServerMessage? {
+    mutating func parse(_ bytes: [UInt8]) -> ServerMessage? {
         bytes.withUnsafeBufferPointer { message in
-            if let number = acknowledgedRequest(message) {
+            if let number = Self.acknowledgedRequest(message) {
                 return .response(requestNumber: number, status: .ok, payload: .text(""))
             }
             return dataPush(message)
@@ -48,11 +53,11 @@ enum FrequentMessages {
     }
 
     /// A data push without a tag, its path free of escapes.
-    private static func dataPush(_ message: UnsafeBufferPointer<UInt8>) -> ServerMessage? {
-        guard message.count > pushPrefix.count + pushDataMember.count + pushSuffix.count,
-              hasPrefix(message, pushPrefix), hasSuffix(message, pushSuffix)
+    private mutating func dataPush(_ message: UnsafeBufferPointer<UInt8>) -> ServerMessage? {
+        guard message.count > Self.pushPrefix.count + Self.pushDataMember.count + Self.pushSuffix.count,
+              Self.hasPrefix(message, Self.pushPrefix), Self.hasSuffix(message, Self.pushSuffix)
         else { return nil }
-        let pathStart = pushPrefix.count
+        let pathStart = Self.pushPrefix.count
         var pathEnd = pathStart
         var ascii = true
         while pathEnd < message.count, message[pathEnd] != UInt8(ascii: "\"") {
@@ -62,17 +67,26 @@ enum FrequentMessages {
             pathEnd += 1
         }
         let pathBytes = UnsafeBufferPointer(rebasing: message[pathStart..<pathEnd])
-        let dataStart = pathEnd + pushDataMember.count
-        let dataEnd = message.count - pushSuffix.count
+        let dataStart = pathEnd + Self.pushDataMember.count
+        let dataEnd = message.count - Self.pushSuffix.count
         guard dataStart < dataEnd,
-              UnsafeBufferPointer(rebasing: message[pathEnd..<dataStart]).elementsEqual(pushDataMember),
-              ascii || UTF8Validator.isValid(UnsafeRawBufferPointer(pathBytes)),
-              let path = try? Path(String(decoding: pathBytes, as: UTF8.self)),
+              UnsafeBufferPointer(rebasing: message[pathEnd..<dataStart]).elementsEqual(Self.pushDataMember),
+              let path = path(pathBytes, ascii: ascii),
               let data = try? JSONReader.readData(
                 UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: message[dataStart..<dataEnd])),
                 depth: path.depth, limits: .default, maxBytes: Int.max)
         else { return nil }
         return .dataPush(path: path, data: data.node, tag: nil)
+    }
+
+    /// The path `bytes` spell (`ascii`: none is past 0x7F), from the last push's when they are the same.
+    private mutating func path(_ bytes: UnsafeBufferPointer<UInt8>, ascii: Bool) -> Path? {
+        if let lastPath, lastPath.bytes.elementsEqual(bytes) { return lastPath.path }
+        guard ascii || UTF8Validator.isValid(UnsafeRawBufferPointer(bytes)),
+              let path = try? Path(String(decoding: bytes, as: UTF8.self))
+        else { return nil }
+        lastPath = (Array(bytes), path)
+        return path
     }
 
     private static func hasPrefix(_ message: UnsafeBufferPointer<UInt8>, _ prefix: [UInt8]) -> Bool {

@@ -90,6 +90,7 @@ final class PersistentConnection: @unchecked Sendable {
     private var connected = false
     private var wantsOnline = true
     private var assembler = FrameAssembler()
+    private var frequentMessages = FrequentMessages()
     private var nextRequestNumber = 1
     private var answers: [Int: (RequestOutcome) -> Void] = [:]
     private var listens: [ListenKey: Listen] = [:]
@@ -253,7 +254,7 @@ final class PersistentConnection: @unchecked Sendable {
             return channelEnded()
         }
         guard case .message(let bytes) = output else { return }
-        guard let message = FrequentMessages.parse(bytes) ?? (try? ServerMessage.parse(bytes)) else {
+        guard let message = frequentMessages.parse(bytes) ?? (try? ServerMessage.parse(bytes)) else {
             return channelEnded()
         }
         switch message {
