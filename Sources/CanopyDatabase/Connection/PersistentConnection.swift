@@ -76,6 +76,13 @@ final class PersistentConnection: @unchecked Sendable {
         var onComplete: (RequestOutcome) -> Void
     }
 
+    /// Who hears the answer to a request.
+    private enum Answer {
+        /// The write under this id in ``writes`` (a write's answer needs no closure of its own).
+        case write(id: Int)
+        case callback((RequestOutcome) -> Void)
+    }
+
     /// A write waiting for its acknowledgement; re-sent on a new connection.
     private struct PendingWrite {
         var action: ClientAction
@@ -92,7 +99,7 @@ final class PersistentConnection: @unchecked Sendable {
     private var assembler = FrameAssembler()
     private var frequentMessages = FrequentMessages()
     private var nextRequestNumber = 1
-    private var answers: [Int: (RequestOutcome) -> Void] = [:]
+    private var answers: [Int: Answer] = [:]
     private var listens: [ListenKey: Listen] = [:]
     /// Writes in the order made; acknowledged ones leave.
     private var writes = IDOrderedQueue<PendingWrite>()
@@ -230,7 +237,7 @@ final class PersistentConnection: @unchecked Sendable {
         let orphaned = answers
         answers = [:]
         for id in writes.ids { writes[id: id]?.sent = false }
-        for (_, answer) in orphaned { answer(.disconnected) }
+        for (_, answer) in orphaned { deliver(.disconnected, to: answer) }
         if wasConnected { delegate?.connectionDidDisconnect() }
         scheduleReconnect()
     }
@@ -261,7 +268,9 @@ final class PersistentConnection: @unchecked Sendable {
         case .handshake(let hello):
             helloArrived(hello)
         case .response(let number, let status, let payload):
-            answers.removeValue(forKey: number)?(RequestOutcome(status: status.rawValue, payload: payload))
+            if let answer = answers.removeValue(forKey: number) {
+                deliver(RequestOutcome(status: status.rawValue, payload: payload), to: answer)
+            }
         case .dataPush(let path, let data, let tag):
             delegate?.connectionDidReceive(.overwrite(path: path, data: data), tag: tag)
         case .mergePush(let path, let changes, let tag):
@@ -320,17 +329,29 @@ final class PersistentConnection: @unchecked Sendable {
     private func sendWrite(_ id: Int) {
         guard let action = writes[id: id]?.action else { return }
         writes[id: id]?.sent = true
-        send(action) { [weak self] outcome in
-            guard let self, !outcome.isDisconnected, let write = writes.remove(id: id) else { return }
+        send(action, answer: .write(id: id))
+    }
+
+    private func deliver(_ outcome: RequestOutcome, to answer: Answer) {
+        switch answer {
+        case .write(let id):
+            // A write cut off by a lost connection stays, to be sent again on the next one.
+            guard !outcome.isDisconnected, let write = writes.remove(id: id) else { return }
             write.onComplete(outcome)
+        case .callback(let onComplete):
+            onComplete(outcome)
         }
     }
 
     private func send(_ action: ClientAction, onComplete: @escaping (RequestOutcome) -> Void) {
+        send(action, answer: .callback(onComplete))
+    }
+
+    private func send(_ action: ClientAction, answer: Answer) {
         guard let channel, connected else { return }
         let number = nextRequestNumber
         nextRequestNumber += 1
-        answers[number] = onComplete
+        answers[number] = answer
         let message = ClientMessage.request(ClientRequest(number: number, action: action)).encoded()
         if message.count <= FrameSplitter.maxFrameUnits {
             // One frame, as the splitter would say, without its list.
@@ -339,7 +360,7 @@ final class PersistentConnection: @unchecked Sendable {
             for frame in frames { channel.send(text: frame) }
         } else {
             answers.removeValue(forKey: number)
-            return onComplete(RequestOutcome(status: "too_big", payload: .text("the request is too large to send")))
+            return deliver(RequestOutcome(status: "too_big", payload: .text("the request is too large to send")), to: answer)
         }
         lastOutput = DispatchTime.now().uptimeNanoseconds
     }
