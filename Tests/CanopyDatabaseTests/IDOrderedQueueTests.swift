@@ -27,29 +27,28 @@ struct IDOrderedQueueTests {
             default:
                 guard let index = model.indices.randomElement(using: &random) else { continue }
                 model[index].element += "'"
-                queue[id: model[index].id] = model[index].element
+                #expect(queue.modify(id: model[index].id) { $0 += "'"; return $0 } == model[index].element)
             }
             #expect(queue.count == model.count)
             if step % 97 == 0 {
-                #expect(queue.ids == model.map(\.id))
+                #expect(queue.heldIDs == model.map(\.id))
                 #expect(queue.reduce([String]()) { $0 + [$1] } == model.map(\.element))
-                for entry in model { #expect(queue[id: entry.id] == entry.element) }
+                for entry in model { #expect(queue.modify(id: entry.id) { $0 } == entry.element) }
             }
         }
     }
 
-    @Test("a removed id is gone; contains and setting nil")
+    @Test("a removed id is gone, and cannot be changed; contains")
     func removedIsGone() {
         var queue = IDOrderedQueue<Int>()
         for id in 1...100 { queue.append(id * 10, id: id) }
         for id in 1...70 { #expect(queue.remove(id: id) == id * 10) }
         #expect(queue.remove(id: 70) == nil)
-        #expect(queue[id: 5] == nil)
-        #expect(queue[id: 71] == 710)
-        queue[id: 71] = nil
-        #expect(queue[id: 71] == 710)
+        #expect(queue.modify(id: 5) { $0 } == nil)
+        #expect(queue.modify(id: 71) { $0 } == 710)
+        #expect(queue.modify(id: 70) { $0 += 1 } == nil)
         #expect(queue.contains { $0 == 1000 })
         #expect(!queue.contains { $0 == 100 })
-        #expect(queue.ids == Array(71...100))
+        #expect(queue.heldIDs == Array(71...100))
     }
 }

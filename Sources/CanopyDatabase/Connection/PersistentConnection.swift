@@ -236,7 +236,7 @@ final class PersistentConnection: @unchecked Sendable {
         connected = false
         let orphaned = answers
         answers = [:]
-        for id in writes.ids { writes[id: id]?.sent = false }
+        for id in writes.heldIDs { writes.modify(id: id) { $0.sent = false } }
         for (_, answer) in orphaned { deliver(.disconnected, to: answer) }
         if wasConnected { delegate?.connectionDidDisconnect() }
         scheduleReconnect()
@@ -300,7 +300,7 @@ final class PersistentConnection: @unchecked Sendable {
         for listen in listens.values.sorted(by: { $0.request.path.description < $1.request.path.description }) {
             sendListen(listen)
         }
-        for id in writes.ids where writes[id: id]?.sent == false { sendWrite(id) }
+        for id in writes.heldIDs where writes.modify(id: id, { $0.sent }) == false { sendWrite(id) }
         let queued = queuedWhileOffline
         queuedWhileOffline = []
         for (action, onComplete) in queued { send(action, onComplete: onComplete) }
@@ -327,8 +327,10 @@ final class PersistentConnection: @unchecked Sendable {
     }
 
     private func sendWrite(_ id: Int) {
-        guard let action = writes[id: id]?.action else { return }
-        writes[id: id]?.sent = true
+        guard let action = writes.modify(id: id, { write in
+            write.sent = true
+            return write.action
+        }) else { return }
         send(action, answer: .write(id: id))
     }
 

@@ -1,71 +1,74 @@
 /// Elements under increasing ids, in the order added (writes waiting for their acknowledgement). Removing the
 /// oldest, the usual case since the server answers in order, costs O(1) amortized; any other is a binary search and
 /// leaves a hole that is skipped. An array with `removeAll(where:)` cost a pass over every pending write per answer.
+///
+/// Elements are moved in and out, never copied: a pending write holds its request and a closure, and each copy
+/// retained them.
 struct IDOrderedQueue<Element> {
-    /// Slots from `head` on hold the elements; a removed element leaves `nil`.
-    private var slots: [(id: Int, element: Element?)] = []
+    /// From `head` on: the ids, and the elements (`nil` where one was removed).
+    private var ids: [Int] = []
+    private var elements: [Element?] = []
     private var head = 0
     /// How many elements are held.
     private(set) var count = 0
 
     /// Adds `element` under `id`, which must be larger than every id added before.
     mutating func append(_ element: Element, id: Int) {
-        slots.append((id, element))
+        ids.append(id)
+        elements.append(element)
         count += 1
     }
 
-    /// The element under `id`, if held; set through it to change a held element in place (setting `nil` changes
-    /// nothing: ``remove(id:)`` removes).
-    subscript(id id: Int) -> Element? {
-        get { slot(of: id).flatMap { slots[$0].element } }
-        set {
-            guard let slot = slot(of: id), let newValue else { return }
-            slots[slot].element = newValue
-        }
+    /// Changes the element under `id` in place; `nil` when no element is held under it.
+    mutating func modify<Result>(id: Int, _ change: (inout Element) -> Result) -> Result? {
+        guard let slot = slot(of: id) else { return nil }
+        return change(&elements[slot]!)
     }
 
     /// Removes and returns the element under `id`.
     mutating func remove(id: Int) -> Element? {
         guard let slot = slot(of: id) else { return nil }
-        let element = slots[slot].element
-        slots[slot].element = nil
+        var element: Element?
+        swap(&element, &elements[slot])
         count -= 1
-        while head < slots.count, slots[head].element == nil { head += 1 }
-        if head == slots.count {
-            slots.removeAll(keepingCapacity: true)
+        while head < elements.count, elements[head] == nil { head += 1 }
+        if head == elements.count {
+            ids.removeAll(keepingCapacity: true)
+            elements.removeAll(keepingCapacity: true)
             head = 0
-        } else if head >= 64, head * 2 >= slots.count {
-            slots.removeSubrange(..<head)
+        } else if head >= 64, head * 2 >= elements.count {
+            ids.removeSubrange(..<head)
+            elements.removeSubrange(..<head)
             head = 0
         }
         return element
     }
 
     /// The ids of the elements, oldest first.
-    var ids: [Int] { slots[head...].compactMap { $0.element == nil ? nil : $0.id } }
+    var heldIDs: [Int] { (head..<ids.count).filter { elements[$0] != nil }.map { ids[$0] } }
 
     /// Combines the elements, oldest first.
     func reduce<Result>(_ initial: Result, _ next: (Result, Element) -> Result) -> Result {
         var result = initial
-        for slot in slots[head...] {
-            if let element = slot.element { result = next(result, element) }
+        for index in head..<elements.count {
+            if let element = elements[index] { result = next(result, element) }
         }
         return result
     }
 
     /// Whether an element satisfies `predicate`.
     func contains(where predicate: (Element) -> Bool) -> Bool {
-        slots[head...].contains { $0.element.map(predicate) ?? false }
+        (head..<elements.count).contains { elements[$0].map(predicate) ?? false }
     }
 
     private func slot(of id: Int) -> Int? {
         var low = head
-        var high = slots.count
+        var high = ids.count
         while low < high {
             let middle = (low + high) / 2
-            if slots[middle].id < id { low = middle + 1 } else { high = middle }
+            if ids[middle] < id { low = middle + 1 } else { high = middle }
         }
-        guard low < slots.count, slots[low].id == id, slots[low].element != nil else { return nil }
+        guard low < ids.count, ids[low] == id, elements[low] != nil else { return nil }
         return low
     }
 }
