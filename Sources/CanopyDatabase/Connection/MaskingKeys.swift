@@ -6,10 +6,10 @@ import Darwin
 import WebSocket
 
 /// Masking keys for client frames (RFC 6455 §5.3: a fresh, unpredictable key per frame), drawn from the system's
-/// secure generator a batch at a time: a few system calls per ``batch`` frames instead of one per frame.
+/// secure generator a batch at a time: one read per ``batch`` frames instead of a system call per frame.
 struct MaskingKeys {
-    /// Keys fetched per system call.
-    static let batch = 256
+    /// Keys fetched per read.
+    static let batch = 1024
     private var pool = [UInt8](repeating: 0, count: batch * 4)
     /// Offset of the next unused key in `pool`.
     private var next = batch * 4
@@ -32,6 +32,11 @@ struct MaskingKeys {
         next = 0
     }
 
+    #if !canImport(Darwin)
+    /// The kernel's generator, opened once for the process (opening it per batch cost as much as the frames).
+    private static let urandom = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+    #endif
+
     /// Fills `buffer` from the system's generator (the kernel's, through `/dev/urandom`, on Linux); whether it did.
     private static func fillFromSystem(_ buffer: UnsafeMutableRawBufferPointer) -> Bool {
         guard let base = buffer.baseAddress else { return false }
@@ -39,9 +44,8 @@ struct MaskingKeys {
         arc4random_buf(base, buffer.count)
         return true
         #else
-        let descriptor = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+        let descriptor = urandom
         guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
         var offset = 0
         while offset < buffer.count {
             let count = read(descriptor, base + offset, buffer.count - offset)
