@@ -20,13 +20,18 @@ func run(on queue: DispatchQueue, after delay: Double, _ work: @escaping () -> V
 final class OrderedHandOff: @unchecked Sendable {  // `pending` and `scheduled` are guarded by `lock`
     let queue: DispatchQueue
     private let lock = Lock()
-    private var pending: [() -> Void] = []
+    /// A closure in a struct: an array of bare closures stores each one behind a thunk of its own.
+    private struct Work {
+        let run: () -> Void
+    }
+
+    private var pending: [Work] = []
     /// Whether a block that will run `pending` is on the queue.
     private var scheduled = false
     /// The storage of the last batch run, emptied, to become `pending` next: a batch of a hundred closures takes
     /// kilobytes, and allocating that anew per batch made malloc consolidate its free lists each time. Touched
     /// only on the queue.
-    private var spare: [() -> Void] = []
+    private var spare: [Work] = []
 
     init(queue: DispatchQueue) {
         self.queue = queue
@@ -35,7 +40,7 @@ final class OrderedHandOff: @unchecked Sendable {  // `pending` and `scheduled` 
     /// Runs `work` on the queue after everything posted before it.
     func post(_ work: @escaping () -> Void) {
         lock.lock()
-        pending.append(work)
+        pending.append(Work(run: work))
         let schedule = !scheduled
         scheduled = true
         lock.unlock()
@@ -46,13 +51,13 @@ final class OrderedHandOff: @unchecked Sendable {  // `pending` and `scheduled` 
     /// effects of earlier posts (a synchronous read) calls it first; the hand-off block then finds less to do.
     func runPending() {
         dispatchPrecondition(condition: .onQueue(queue))
-        var batch: [() -> Void] = []
+        var batch: [Work] = []
         swap(&batch, &spare)
         lock.lock()
         swap(&batch, &pending)
         scheduled = false
         lock.unlock()
-        for work in batch { work() }
+        for work in batch { work.run() }
         batch.removeAll(keepingCapacity: true)
         spare = batch
     }
