@@ -174,8 +174,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
             }
             connection.write(action) { [weak self] outcome in
                 guard let self else { return }
-                _ = writes.remove(id: id)
-                refresh(where: { local.affects($0.path) })
+                if let local = writes.remove(id: id) { refresh(where: { local.affects($0.path) }) }
                 let error = outcome.isOK ? nil : DatabaseError(status: outcome.status, message: outcome.message)
                 if let completion { callbacks.post { completion(error) } }
             }
@@ -294,7 +293,6 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     private func deliver(_ events: [ViewEvent], view: View, data: Node, only handle: UInt? = nil) {
         guard let database else { return }
         let reference = DatabaseReference(database: database, path: view.path)
-        var calls: [() -> Void] = []
         var finished: Set<UInt> = []
         for event in events {
             for registration in view.registrations where handle == nil || registration.handle == handle {
@@ -304,14 +302,14 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
                 case .value:
                     let snapshot = DataSnapshot(reference: reference, node: view.query.result(from: data),
                                                 query: view.query)
-                    calls.append { block(snapshot, nil) }
+                    callbacks.post { block(snapshot, nil) }
                 case .childAdded(let key, let node, let previous), .childChanged(let key, let node, let previous),
                      .childMoved(let key, let node, let previous):
                     let snapshot = DataSnapshot(reference: reference.child(key.string), node: node, query: nil)
-                    calls.append { block(snapshot, previous?.string) }
+                    callbacks.post { block(snapshot, previous?.string) }
                 case .childRemoved(let key, let node):
                     let snapshot = DataSnapshot(reference: reference.child(key.string), node: node, query: nil)
-                    calls.append { block(snapshot, nil) }
+                    callbacks.post { block(snapshot, nil) }
                 }
                 if registration.once { finished.insert(registration.handle) }
             }
@@ -320,7 +318,6 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
             view.registrations.removeAll { finished.contains($0.handle) }
             dropIfUnused(view)
         }
-        if !calls.isEmpty { callbacks.post { for call in calls { call() } } }
     }
 
     // MARK: - .info
