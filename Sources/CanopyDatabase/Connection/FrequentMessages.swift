@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import DataModel
 import Primitives
 import Wire
@@ -70,7 +75,7 @@ struct FrequentMessages {
         let dataStart = pathEnd + Self.pushDataMember.count
         let dataEnd = message.count - Self.pushSuffix.count
         guard dataStart < dataEnd,
-              UnsafeBufferPointer(rebasing: message[pathEnd..<dataStart]).elementsEqual(Self.pushDataMember),
+              Self.same(message, at: pathEnd, as: Self.pushDataMember),
               let path = path(pathBytes, ascii: ascii),
               let data = try? JSONReader.readData(
                 UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: message[dataStart..<dataEnd])),
@@ -81,7 +86,9 @@ struct FrequentMessages {
 
     /// The path `bytes` spell (`ascii`: none is past 0x7F), from the last push's when they are the same.
     private mutating func path(_ bytes: UnsafeBufferPointer<UInt8>, ascii: Bool) -> Path? {
-        if let lastPath, lastPath.bytes.elementsEqual(bytes) { return lastPath.path }
+        if let lastPath, lastPath.bytes.count == bytes.count, Self.same(bytes, at: 0, as: lastPath.bytes) {
+            return lastPath.path
+        }
         guard ascii || UTF8Validator.isValid(UnsafeRawBufferPointer(bytes)),
               let path = try? Path(String(decoding: bytes, as: UTF8.self))
         else { return nil }
@@ -90,10 +97,18 @@ struct FrequentMessages {
     }
 
     private static func hasPrefix(_ message: UnsafeBufferPointer<UInt8>, _ prefix: [UInt8]) -> Bool {
-        UnsafeBufferPointer(rebasing: message[..<prefix.count]).elementsEqual(prefix)
+        same(message, at: 0, as: prefix)
     }
 
     private static func hasSuffix(_ message: UnsafeBufferPointer<UInt8>, _ suffix: [UInt8]) -> Bool {
-        UnsafeBufferPointer(rebasing: message[(message.count - suffix.count)...]).elementsEqual(suffix)
+        same(message, at: message.count - suffix.count, as: suffix)
+    }
+
+    /// Whether `message` holds `expected` at `offset` (which leaves room for it).
+    private static func same(_ message: UnsafeBufferPointer<UInt8>, at offset: Int, as expected: [UInt8]) -> Bool {
+        expected.withUnsafeBufferPointer { wanted in
+            guard let base = message.baseAddress, let wantedBase = wanted.baseAddress else { return wanted.isEmpty }
+            return memcmp(base + offset, wantedBase, wanted.count) == 0
+        }
     }
 }

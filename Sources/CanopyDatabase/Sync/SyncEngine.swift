@@ -154,10 +154,10 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
         inbox.post { [self] in
             let id = nextWriteID
             nextWriteID += 1
-            let now = estimatedServerTime
             let resolved = entries.map { entry in
                 guard !entry.value.serverValues.isEmpty else { return (path: entry.path, node: entry.value.node) }
                 let current = visibleData(at: entry.path)
+                let now = estimatedServerTime
                 let node = (try? entry.value.resolved(timestamp: now) { current.descendant(at: $0) }) ?? entry.value.node
                 return (path: entry.path, node: node)
             }

@@ -138,7 +138,7 @@ enum ValueConversion {
             guard exportPriority, let priority = node.priority else { return plain }
             return [".value": plain, ".priority": self.value(of: priority)]
         }
-        var object: [String: Any] = [:]
+        var object = [String: Any](minimumCapacity: node.childCount)
         var integerKeys = true
         var largest = -1
         for entry in node.children {
