@@ -108,11 +108,11 @@ public final class Database: @unchecked Sendable {  // immutable; the engine is 
 
     /// Connects again after ``goOffline()``.
     public func goOnline() {
-        run(on: engine.queue) { [engine] in engine.connection.goOnline() }
+        engine.inbox.post { [engine] in engine.connection.goOnline() }
     }
 
     /// Disconnects; writes wait (and local observers still see them) until ``goOnline()``.
     public func goOffline() {
-        run(on: engine.queue) { [engine] in engine.connection.goOffline() }
+        engine.inbox.post { [engine] in engine.connection.goOffline() }
     }
 }

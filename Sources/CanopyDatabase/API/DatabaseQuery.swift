@@ -23,10 +23,13 @@ public class DatabaseQuery: @unchecked Sendable {  // immutable
         self.infoKey = infoKey
         var problem = problem
         var params = QueryParams.all
-        do throws(QueryError) {
-            params = try QueryParams(wireObject: .object(members))
-        } catch {
-            problem = problem ?? "invalid query: \(error)"
+        // A plain location (every reference, and one per event snapshot) has nothing to parse.
+        if !members.isEmpty {
+            do throws(QueryError) {
+                params = try QueryParams(wireObject: .object(members))
+            } catch {
+                problem = problem ?? "invalid query: \(error)"
+            }
         }
         self.params = params
         self.problem = problem
@@ -96,7 +99,7 @@ public class DatabaseQuery: @unchecked Sendable {  // immutable
     {
         if let problem {
             let error = DatabaseError(status: "invalid_query", message: problem)
-            run(on: database.callbackQueue) { cancel?(error) }
+            database.engine.callbacks.post { cancel?(error) }
             return 0
         }
         return database.engine.observe(self, kind: kind, once: once, block: block, cancel: cancel)
@@ -131,7 +134,7 @@ public class DatabaseQuery: @unchecked Sendable {  // immutable
     public func getData(completion: @escaping ((any Error)?, DataSnapshot?) -> Void) {
         if let problem {
             let error = DatabaseError(status: "invalid_query", message: problem)
-            return run(on: database.callbackQueue) { completion(error, nil) }
+            return database.engine.callbacks.post { completion(error, nil) }
         }
         let reference = ref
         let params = self.params

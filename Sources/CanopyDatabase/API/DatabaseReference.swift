@@ -144,7 +144,7 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {  // i
     }
 
     private func fail(_ error: any Error, _ block: (((any Error)?, DatabaseReference) -> Void)?) {
-        run(on: database.callbackQueue) { block?(error, self) }
+        database.engine.callbacks.post { block?(error, self) }
     }
 
     private func acknowledged(_ start: (@escaping ((any Error)?, DatabaseReference) -> Void) -> Void) async throws
@@ -252,10 +252,10 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {  // i
 
     private func onDisconnect(_ action: ClientAction, _ block: (((any Error)?, DatabaseReference) -> Void)?) {
         let engine = database.engine
-        run(on: engine.queue) {
+        engine.inbox.post {
             engine.connection.onDisconnect(action) { outcome in
                 let error = outcome.isOK ? nil : DatabaseError(status: outcome.status, message: outcome.message)
-                run(on: engine.callbackQueue) { block?(error, self) }
+                engine.callbacks.post { block?(error, self) }
             }
         }
     }

@@ -122,7 +122,7 @@ extension DatabaseReference {
         let engine = database.engine
         engine.serverData(at: path) { [self] result in
             // The block is the caller's code: it runs on the callback queue, never on the engine's.
-            run(on: engine.callbackQueue) { [self] in decide(result, block, attempt: attempt, completion: completion) }
+            engine.callbacks.post { [self] in decide(result, block, attempt: attempt, completion: completion) }
         }
     }
 

@@ -23,8 +23,8 @@ final class ClientSocket: @unchecked Sendable {
     enum Event {
         /// The connection is established; writes go out.
         case connected
-        /// Bytes arrived.
-        case received([UInt8])
+        /// Bytes arrived: valid only during the call (they are the socket's read buffer, not a copy).
+        case received(UnsafeRawBufferPointer)
         /// The connection ended (`nil`: the server closed it in order).
         case closed(ClientSocketError?)
     }
@@ -64,9 +64,22 @@ final class ClientSocket: @unchecked Sendable {
     /// Queues `bytes`; they go out in order once connected, with everything else written in the same turn of the
     /// queue (one `send` for a burst of pipelined requests, not one each).
     func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { source in write(count: source.count) { $0.copyMemory(from: source) } }
+    }
+
+    /// Queues `count` bytes that `fill` writes in place (a frame encoded straight into the output, no copy), as
+    /// ``write(_:)``.
+    func write(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !isClosed else { return }
-        unsent.append(contentsOf: bytes)
+        let start = unsent.count
+        unsent.append(contentsOf: repeatElement(0, count: count))
+        unsent.withUnsafeMutableBytes { fill(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
+        scheduleFlush()
+    }
+
+    /// Sends what is queued at the end of this turn of the queue.
+    private func scheduleFlush() {
         guard !connecting, writeSource == nil, !flushScheduled else { return }
         flushScheduled = true
         queue.async { [self] in
@@ -162,7 +175,7 @@ final class ClientSocket: @unchecked Sendable {
     private func readAvailable() {
         let count = readBuffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
         if count > 0 {
-            onEvent(.received(Array(readBuffer[..<count])))
+            readBuffer.withUnsafeBytes { onEvent(.received(UnsafeRawBufferPointer(rebasing: $0[..<count]))) }
         } else if count == 0 {
             finish(nil)
         } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {

@@ -76,6 +76,13 @@ final class PersistentConnection: @unchecked Sendable {
         var onComplete: (RequestOutcome) -> Void
     }
 
+    /// Who hears the answer to a request.
+    private enum Answer {
+        /// The write under this id in ``writes`` (a write's answer needs no closure of its own).
+        case write(id: Int)
+        case callback((RequestOutcome) -> Void)
+    }
+
     /// A write waiting for its acknowledgement; re-sent on a new connection.
     private struct PendingWrite {
         var action: ClientAction
@@ -90,11 +97,12 @@ final class PersistentConnection: @unchecked Sendable {
     private var connected = false
     private var wantsOnline = true
     private var assembler = FrameAssembler()
+    private var frequentMessages = FrequentMessages()
     private var nextRequestNumber = 1
-    private var answers: [Int: (RequestOutcome) -> Void] = [:]
+    private var answers: [Int: Answer] = [:]
     private var listens: [ListenKey: Listen] = [:]
     /// Writes in the order made; acknowledged ones leave.
-    private var writes: [(id: Int, write: PendingWrite)] = []
+    private var writes = IDOrderedQueue<PendingWrite>()
     private var nextWriteID = 0
     /// Requests that only make sense on a live connection, made while offline (onDisconnect operations).
     private var queuedWhileOffline: [(action: ClientAction, onComplete: (RequestOutcome) -> Void)] = []
@@ -105,7 +113,11 @@ final class PersistentConnection: @unchecked Sendable {
     private var lastSessionID: String?
     private var backoff: Double
     private var reconnect: DispatchWorkItem?
+    /// The keepalive timer: armed once per connection, it measures the silence since ``lastOutput`` when it fires
+    /// (re-arming a timer on every request cost more than the request).
     private var keepalive: DispatchWorkItem?
+    /// When the last frame went out, in uptime nanoseconds.
+    private var lastOutput: UInt64 = 0
 
     init(settings: Settings, queue: DispatchQueue) {
         self.settings = settings
@@ -155,7 +167,7 @@ final class PersistentConnection: @unchecked Sendable {
     func write(_ action: ClientAction, onComplete: @escaping (RequestOutcome) -> Void) {
         let id = nextWriteID
         nextWriteID += 1
-        writes.append((id, PendingWrite(action: action, onComplete: onComplete)))
+        writes.append(PendingWrite(action: action, onComplete: onComplete), id: id)
         if connected { sendWrite(id) }
     }
 
@@ -224,8 +236,8 @@ final class PersistentConnection: @unchecked Sendable {
         connected = false
         let orphaned = answers
         answers = [:]
-        for index in writes.indices { writes[index].write.sent = false }
-        for (_, answer) in orphaned { answer(.disconnected) }
+        for id in writes.heldIDs { writes.modify(id: id) { $0.sent = false } }
+        for (_, answer) in orphaned { deliver(.disconnected, to: answer) }
         if wasConnected { delegate?.connectionDidDisconnect() }
         scheduleReconnect()
     }
@@ -249,12 +261,16 @@ final class PersistentConnection: @unchecked Sendable {
             return channelEnded()
         }
         guard case .message(let bytes) = output else { return }
-        guard let message = try? ServerMessage.parse(bytes) else { return channelEnded() }
+        guard let message = frequentMessages.parse(bytes) ?? (try? ServerMessage.parse(bytes)) else {
+            return channelEnded()
+        }
         switch message {
         case .handshake(let hello):
             helloArrived(hello)
         case .response(let number, let status, let payload):
-            answers.removeValue(forKey: number)?(RequestOutcome(status: status.rawValue, payload: payload))
+            if let answer = answers.removeValue(forKey: number) {
+                deliver(RequestOutcome(status: status.rawValue, payload: payload), to: answer)
+            }
         case .dataPush(let path, let data, let tag):
             delegate?.connectionDidReceive(.overwrite(path: path, data: data), tag: tag)
         case .mergePush(let path, let changes, let tag):
@@ -284,14 +300,15 @@ final class PersistentConnection: @unchecked Sendable {
         for listen in listens.values.sorted(by: { $0.request.path.description < $1.request.path.description }) {
             sendListen(listen)
         }
-        for write in writes where !write.write.sent { sendWrite(write.id) }
+        for id in writes.heldIDs where writes.modify(id: id, { $0.sent }) == false { sendWrite(id) }
         let queued = queuedWhileOffline
         queuedWhileOffline = []
         for (action, onComplete) in queued { send(action, onComplete: onComplete) }
         let gets = waitingGets
         waitingGets = []
         for get in gets { send(.get(get.request), onComplete: get.onComplete) }
-        scheduleKeepalive()
+        lastOutput = DispatchTime.now().uptimeNanoseconds
+        scheduleKeepalive(in: settings.keepaliveSeconds)
         delegate?.connectionDidConnect(serverTimeOffset: offset)
     }
 
@@ -310,40 +327,60 @@ final class PersistentConnection: @unchecked Sendable {
     }
 
     private func sendWrite(_ id: Int) {
-        guard let index = writes.firstIndex(where: { $0.id == id }) else { return }
-        writes[index].write.sent = true
-        send(writes[index].write.action) { [weak self] outcome in
-            guard let self, !outcome.isDisconnected,
-                  let index = writes.firstIndex(where: { $0.id == id })
-            else { return }
-            let write = writes.remove(at: index).write
+        guard let action = writes.modify(id: id, { write in
+            write.sent = true
+            return write.action
+        }) else { return }
+        send(action, answer: .write(id: id))
+    }
+
+    private func deliver(_ outcome: RequestOutcome, to answer: Answer) {
+        switch answer {
+        case .write(let id):
+            // A write cut off by a lost connection stays, to be sent again on the next one.
+            guard !outcome.isDisconnected, let write = writes.remove(id: id) else { return }
             write.onComplete(outcome)
+        case .callback(let onComplete):
+            onComplete(outcome)
         }
     }
 
     private func send(_ action: ClientAction, onComplete: @escaping (RequestOutcome) -> Void) {
+        send(action, answer: .callback(onComplete))
+    }
+
+    private func send(_ action: ClientAction, answer: Answer) {
         guard let channel, connected else { return }
         let number = nextRequestNumber
         nextRequestNumber += 1
-        answers[number] = onComplete
+        answers[number] = answer
         let message = ClientMessage.request(ClientRequest(number: number, action: action)).encoded()
-        guard let frames = try? FrameSplitter.frames(for: message) else {
+        if message.count <= FrameSplitter.maxFrameUnits {
+            // One frame, as the splitter would say, without its list.
+            channel.send(text: message)
+        } else if let frames = try? FrameSplitter.frames(for: message) {
+            for frame in frames { channel.send(text: frame) }
+        } else {
             answers.removeValue(forKey: number)
-            return onComplete(RequestOutcome(status: "too_big", payload: .text("the request is too large to send")))
+            return deliver(RequestOutcome(status: "too_big", payload: .text("the request is too large to send")), to: answer)
         }
-        for frame in frames { channel.send(text: frame) }
-        scheduleKeepalive()
+        lastOutput = DispatchTime.now().uptimeNanoseconds
     }
 
-    /// Sends `"0"` after ``Settings/keepaliveSeconds`` without output, as the SDKs do.
-    private func scheduleKeepalive() {
+    /// Sends `"0"` after ``Settings/keepaliveSeconds`` without output, as the SDKs do: the timer fires
+    /// `seconds` from now, and sends only if nothing went out since (else it waits out the rest of the interval).
+    private func scheduleKeepalive(in seconds: Double) {
         keepalive?.cancel()
         let item = DispatchWorkItem { [weak self] in
             guard let self, connected, let channel else { return }
+            let interval = settings.keepaliveSeconds
+            let silence = Double(DispatchTime.now().uptimeNanoseconds &- lastOutput) / 1e9
+            guard silence >= interval else { return scheduleKeepalive(in: interval - silence) }
             channel.send(text: Array("0".utf8))
-            scheduleKeepalive()
+            lastOutput = DispatchTime.now().uptimeNanoseconds
+            scheduleKeepalive(in: interval)
         }
         keepalive = item
-        queue.asyncAfter(deadline: .now() + settings.keepaliveSeconds, execute: item)
+        queue.asyncAfter(deadline: .now() + seconds, execute: item)
     }
 }

@@ -46,6 +46,9 @@ final class WebSocketChannel: @unchecked Sendable {
     private var responseHead: [UInt8]? = []
     private var machine = WebSocketConnectionStateMachine(role: .client)
     private var actions: [WebSocketConnectionStateMachine.Action] = []
+    private var maskingKeys = MaskingKeys()
+    /// A frame on its way into TLS (kept for its storage).
+    private var frameScratch: [UInt8] = []
     private var ended = false
 
     /// Opens a channel to `endpoint`; `headers` go with the upgrade request (`Authorization`, `User-Agent`).
@@ -65,10 +68,38 @@ final class WebSocketChannel: @unchecked Sendable {
     }
 
     /// Sends one text message (the caller splits long ones into protocol frames).
+    ///
+    /// The frame is written here rather than by the state machine (which makes an array and draws a key from the
+    /// system per frame): straight into the socket's output, or into a reused buffer for TLS, with a key from
+    /// ``MaskingKeys``. The channel negotiates no extension, so a message is one uncompressed frame.
     func send(text: [UInt8]) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard !ended, responseHead == nil else { return }
-        sendPlaintext(machine.encodeMessage(text, opcode: .text))
+        guard !ended, responseHead == nil, machine.state == .open else { return }
+        let key = maskingKeys.take()
+        let count = WebSocketFrameEncoder.headerSize(payloadCount: text.count, masked: true) + text.count
+        guard tls != nil else {
+            socket?.write(count: count) { Self.encodeFrame(text, key: key, into: $0) }
+            return
+        }
+        frameScratch.removeAll(keepingCapacity: true)
+        frameScratch.append(contentsOf: repeatElement(0, count: count))
+        frameScratch.withUnsafeMutableBytes { Self.encodeFrame(text, key: key, into: $0) }
+        sendPlaintext(frameScratch)
+    }
+
+    /// Writes a masked text frame carrying `payload` into `destination`, which holds exactly the frame.
+    private static func encodeFrame(_ payload: [UInt8], key: WebSocketMaskingKey,
+                                    into destination: UnsafeMutableRawBufferPointer)
+    {
+        // The encoder wants room for its largest header; a short frame has less.
+        var header: (UInt64, UInt64) = (0, 0)
+        let headerCount = withUnsafeMutableBytes(of: &header) {
+            WebSocketFrameEncoder.writeHeader(into: $0, opcode: .text, payloadCount: payload.count, maskingKey: key)
+        }
+        withUnsafeBytes(of: header) { destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[..<headerCount])) }
+        let body = UnsafeMutableRawBufferPointer(rebasing: destination[headerCount...])
+        payload.withUnsafeBytes { body.copyMemory(from: $0) }
+        key.apply(to: body, payloadOffset: 0)
     }
 
     /// Closes the channel (a close frame when open, then the socket); no event follows.
@@ -102,39 +133,46 @@ final class WebSocketChannel: @unchecked Sendable {
         }
     }
 
-    private func received(_ bytes: [UInt8]) {
-        var plaintext = bytes
-        if let tls {
-            do {
-                plaintext = try bytes.withUnsafeBytes { try tls.receivedCiphertext($0) }
-            } catch {
-                return end("TLS: \(error)")
-            }
-            flushCiphertext()
-            if tls.peerClosed, plaintext.isEmpty { return end("the server closed the connection") }
+    /// Bytes from the socket (valid only during the call).
+    private func received(_ bytes: UnsafeRawBufferPointer) {
+        guard let tls else { return receivedPlaintext(bytes) }
+        let plaintext: [UInt8]
+        do {
+            plaintext = try tls.receivedCiphertext(bytes)
+        } catch {
+            return end("TLS: \(error)")
         }
-        guard !plaintext.isEmpty else { return }
-        if var head = responseHead {
-            let searchFrom = head.count - 3
-            head.append(contentsOf: plaintext)
-            guard let end = WebSocketClientHandshake.responseHeadEnd(in: head, searchingFrom: searchFrom) else {
-                guard head.count <= Self.maxResponseHeadBytes else { return self.end("the upgrade response is too long") }
-                responseHead = head
-                return
-            }
-            do {
-                let outcome = try handshake.validateResponseHead(head[..<end])
-                guard outcome.extensions.isEmpty else { return self.end("the server chose an extension not offered") }
-            } catch {
-                return self.end("the server refused the WebSocket upgrade: \(error)")
-            }
-            responseHead = nil
-            onEvent(.open)
-            guard !ended, end < head.count else { return }
-            plaintext = Array(head[end...])
+        flushCiphertext()
+        if tls.peerClosed, plaintext.isEmpty { return end("the server closed the connection") }
+        plaintext.withUnsafeBytes { receivedPlaintext($0) }
+    }
+
+    private func receivedPlaintext(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        guard var head = responseHead else { return receivedFrames(bytes) }
+        let searchFrom = head.count - 3
+        head.append(contentsOf: bytes)
+        guard let end = WebSocketClientHandshake.responseHeadEnd(in: head, searchingFrom: searchFrom) else {
+            guard head.count <= Self.maxResponseHeadBytes else { return self.end("the upgrade response is too long") }
+            responseHead = head
+            return
         }
+        do {
+            let outcome = try handshake.validateResponseHead(head[..<end])
+            guard outcome.extensions.isEmpty else { return self.end("the server chose an extension not offered") }
+        } catch {
+            return self.end("the server refused the WebSocket upgrade: \(error)")
+        }
+        responseHead = nil
+        onEvent(.open)
+        guard !ended, end < head.count else { return }
+        head[end...].withUnsafeBytes { receivedFrames($0) }
+    }
+
+    /// Frames after the handshake, read straight from the socket's buffer.
+    private func receivedFrames(_ bytes: UnsafeRawBufferPointer) {
         actions.removeAll(keepingCapacity: true)
-        plaintext.withUnsafeBytes { machine.bytesReceived($0, into: &actions) }
+        machine.bytesReceived(bytes, into: &actions)
         for action in actions where !ended {
             switch action {
             case .message(.text(let text)): onEvent(.text(text))

@@ -9,11 +9,17 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
 
     let queue: DispatchQueue
     let callbackQueue: DispatchQueue
+    /// The API's requests, run on ``queue`` in the order made (every caller's work goes through it, so that a
+    /// write made before `goOffline()` is made before it).
+    let inbox: OrderedHandOff
+    /// The blocks the engine calls, run on ``callbackQueue`` in the order raised; every block the engine raises
+    /// goes through it, so acknowledgements and events keep their order.
+    let callbacks: OrderedHandOff
     let connection: PersistentConnection
     weak var database: Database?
     private var views: [View.Key: View] = [:]
     private var viewsByTag: [Int: View] = [:]
-    private var writes: [LocalWrite] = []
+    private var writes = IDOrderedQueue<LocalWrite>()
     private var nextTag = 1
     private var nextHandle: UInt = 1
     private var nextWriteID = 1
@@ -24,8 +30,10 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     init(settings: PersistentConnection.Settings, callbackQueue: DispatchQueue) {
         queue = DispatchQueue(label: "canopy.database")
         self.callbackQueue = callbackQueue
+        inbox = OrderedHandOff(queue: queue)
+        callbacks = OrderedHandOff(queue: callbackQueue)
         connection = PersistentConnection(settings: settings, queue: queue)
-        run(on: queue) { [self] in
+        inbox.post { [self] in
             connection.delegate = self
             connection.goOnline()
         }
@@ -39,13 +47,21 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
         queue.sync { pushIDs.next(timestamp: Int64(estimatedServerTime)) }
     }
 
+    /// Runs `body` on the queue now, after the requests made before it, and returns its result.
+    func sync<Result>(_ body: () -> Result) -> Result {
+        queue.sync {
+            inbox.runPending()
+            return body()
+        }
+    }
+
     // MARK: - Observing
 
     /// Adds a registration; its initial events come at once when the view already has data.
     func observe(_ query: DatabaseQuery, kind: DataEventType, once: Bool,
                  block: @escaping (DataSnapshot, String?) -> Void, cancel: ((any Error) -> Void)?) -> UInt
     {
-        queue.sync {
+        sync {
             let handle = nextHandle
             nextHandle += 1
             let registration = Registration(handle: handle, kind: kind, block: block, cancel: cancel, once: once)
@@ -63,7 +79,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
 
     /// Removes the registration `handle`; the view's listen ends with its last registration.
     func removeObserver(_ handle: UInt) {
-        run(on: queue) { [self] in
+        inbox.post { [self] in
             info.remove(handle)
             for view in views.values where view.registrations.contains(where: { $0.handle == handle }) {
                 view.registrations.removeAll { $0.handle == handle }
@@ -74,7 +90,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
 
     /// Removes every registration at `query`'s location (any query).
     func removeAllObservers(at path: Path) {
-        run(on: queue) { [self] in
+        inbox.post { [self] in
             for view in views.values where view.path == path {
                 view.registrations.removeAll()
                 dropIfUnused(view)
@@ -105,7 +121,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
             let error = DatabaseError(status: outcome.status, message: outcome.message)
             let cancelled = view.registrations
             forget(view)
-            run(on: callbackQueue) { for registration in cancelled { registration.cancel?(error) } }
+            callbacks.post { for registration in cancelled { registration.cancel?(error) } }
             return
         }
         // The server sends no data when the location is empty and nothing was pushed, or when the hash matched.
@@ -135,18 +151,18 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     func write(_ entries: [(path: Path, value: WriteValue)], merge: Bool, at path: Path, hash: String?,
                completion: ((DatabaseError?) -> Void)?)
     {
-        run(on: queue) { [self] in
+        inbox.post { [self] in
             let id = nextWriteID
             nextWriteID += 1
-            let now = estimatedServerTime
             let resolved = entries.map { entry in
                 guard !entry.value.serverValues.isEmpty else { return (path: entry.path, node: entry.value.node) }
                 let current = visibleData(at: entry.path)
+                let now = estimatedServerTime
                 let node = (try? entry.value.resolved(timestamp: now) { current.descendant(at: $0) }) ?? entry.value.node
                 return (path: entry.path, node: node)
             }
             let local = LocalWrite(entries: resolved, id: id)
-            writes.append(local)
+            writes.append(local, id: id)
             refresh(where: { local.affects($0.path) })
             let action: ClientAction
             if merge {
@@ -158,10 +174,9 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
             }
             connection.write(action) { [weak self] outcome in
                 guard let self else { return }
-                writes.removeAll { $0.id == id }
-                refresh(where: { local.affects($0.path) })
+                if let local = writes.remove(id: id) { refresh(where: { local.affects($0.path) }) }
                 let error = outcome.isOK ? nil : DatabaseError(status: outcome.status, message: outcome.message)
-                if let completion { run(on: callbackQueue) { completion(error) } }
+                if let completion { callbacks.post { completion(error) } }
             }
         }
     }
@@ -183,19 +198,19 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
 
     /// The data at `query` from the server, or from a view holding it when offline.
     func get(_ query: DatabaseQuery, completion: @escaping (Result<Node, DatabaseError>) -> Void) {
-        run(on: queue) { [self] in
+        inbox.post { [self] in
             let request = GetRequest(path: query.path, query: query.params,
                                      queryObject: query.params.loadsAllData ? nil : query.params.wireObject)
             connection.get(request) { [weak self] outcome in
                 guard let self else { return }
                 if outcome.isOK, let node = Self.node(from: outcome.payload) {
-                    return run(on: callbackQueue) { completion(.success(node)) }
+                    return callbacks.post { completion(.success(node)) }
                 }
                 if outcome.isDisconnected, let cached = cachedResult(for: query) {
-                    return run(on: callbackQueue) { completion(.success(cached)) }
+                    return callbacks.post { completion(.success(cached)) }
                 }
                 let error = DatabaseError(status: outcome.status, message: outcome.message)
-                run(on: callbackQueue) { completion(.failure(error)) }
+                callbacks.post { completion(.failure(error)) }
             }
         }
     }
@@ -210,7 +225,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
 
     /// The server's data at `path` now (for transactions: their compare-and-set needs the server's hash).
     func serverData(at path: Path, completion: @escaping (Result<Node, DatabaseError>) -> Void) {
-        run(on: queue) { [self] in
+        inbox.post { [self] in
             connection.get(GetRequest(path: path)) { outcome in
                 if outcome.isOK, let node = Self.node(from: outcome.payload) { return completion(.success(node)) }
                 completion(.failure(DatabaseError(status: outcome.status, message: outcome.message)))
@@ -238,6 +253,8 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     }
 
     private func refresh(where affected: (View) -> Bool) {
+        // A client observing nothing (a writer) skips the copy of the views.
+        guard !views.isEmpty else { return }
         for view in Array(views.values) where affected(view) { refresh(view) }
     }
 
@@ -253,13 +270,15 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
         }
         guard before != now else { return }
         view.raised = now
-        deliver(Self.events(view.query, from: before, to: now), view: view, data: now)
+        let wantsChildEvents = view.registrations.contains { $0.kind != .value }
+        deliver(Self.events(view.query, from: before, to: now, childEvents: wantsChildEvents), view: view, data: now)
     }
 
-    /// The child events between two versions of a location, then `value` when the query's result changed (a
-    /// leaf's change has no child events, only the value).
-    static func events(_ query: QueryParams, from before: Node, to now: Node) -> [ViewEvent] {
-        var events = query.events(from: before, to: now).filter { $0.kind != .value }
+    /// The child events between two versions of a location (when `childEvents`: nobody hears them otherwise, and
+    /// they cost a diff of the children), then `value` when the query's result changed (a leaf's change has no
+    /// child events, only the value).
+    static func events(_ query: QueryParams, from before: Node, to now: Node, childEvents: Bool) -> [ViewEvent] {
+        var events = childEvents ? query.events(from: before, to: now).filter { $0.kind != .value } : []
         if query.result(from: before) != query.result(from: now) { events.append(.value) }
         return events
     }
@@ -274,7 +293,6 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     private func deliver(_ events: [ViewEvent], view: View, data: Node, only handle: UInt? = nil) {
         guard let database else { return }
         let reference = DatabaseReference(database: database, path: view.path)
-        var calls: [() -> Void] = []
         var finished: Set<UInt> = []
         for event in events {
             for registration in view.registrations where handle == nil || registration.handle == handle {
@@ -284,14 +302,14 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
                 case .value:
                     let snapshot = DataSnapshot(reference: reference, node: view.query.result(from: data),
                                                 query: view.query)
-                    calls.append { block(snapshot, nil) }
+                    callbacks.post { block(snapshot, nil) }
                 case .childAdded(let key, let node, let previous), .childChanged(let key, let node, let previous),
                      .childMoved(let key, let node, let previous):
                     let snapshot = DataSnapshot(reference: reference.child(key.string), node: node, query: nil)
-                    calls.append { block(snapshot, previous?.string) }
+                    callbacks.post { block(snapshot, previous?.string) }
                 case .childRemoved(let key, let node):
                     let snapshot = DataSnapshot(reference: reference.child(key.string), node: node, query: nil)
-                    calls.append { block(snapshot, nil) }
+                    callbacks.post { block(snapshot, nil) }
                 }
                 if registration.once { finished.insert(registration.handle) }
             }
@@ -300,7 +318,6 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
             view.registrations.removeAll { finished.contains($0.handle) }
             dropIfUnused(view)
         }
-        if !calls.isEmpty { run(on: callbackQueue) { for call in calls { call() } } }
     }
 
     // MARK: - .info
@@ -314,7 +331,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
         let snapshot = DataSnapshot(reference: reference, node: value, query: nil)
         let blocks = registrations.filter { $0.kind == .value }.map(\.block)
         for registration in registrations where registration.once { info.remove(registration.handle) }
-        if !blocks.isEmpty { run(on: callbackQueue) { for block in blocks { block(snapshot, nil) } } }
+        if !blocks.isEmpty { callbacks.post { for block in blocks { block(snapshot, nil) } } }
     }
 
     private func infoChanged(_ key: InfoKey) {
@@ -380,7 +397,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
         let cancelled = view.registrations
         forget(view)
         let error = DatabaseError(status: "permission_denied", message: "Permission denied")
-        run(on: callbackQueue) { for registration in cancelled { registration.cancel?(error) } }
+        callbacks.post { for registration in cancelled { registration.cancel?(error) } }
     }
 }
 

@@ -40,38 +40,68 @@ enum ValueConversion {
     /// Nesting beyond which a value is refused before the data model's own depth check (which comes later).
     private static let maxNesting = 64
 
-    /// Cheap exact-type checks first: casting an `Any` that holds a dictionary to `NSNumber` bridges the whole
-    /// dictionary to an `NSDictionary` before failing.
+    /// Exact-type checks first, then casts: a cast of an `Any` to a class (`NSNumber`, `NSNull`) bridges a Swift
+    /// dictionary to an `NSDictionary`, or an `Int` to an `NSNumber`, before it fails, and costs more than the
+    /// write.
     private static func write(_ value: Any?, into writer: inout JSONWriter, depth: Int) throws(DatabaseValueError) {
         guard depth <= maxNesting else { throw DatabaseValueError(description: "the value nests too deep") }
-        guard let value, !(value is NSNull) else { return writer.writeRaw("null".utf8) }
+        guard let value else { return writer.writeRaw("null".utf8) }
+        let kind = type(of: value)
+        if kind == String.self, let string = value as? String {
+            writer.writeString(string)
+        } else if kind == Int.self, let integer = value as? Int {
+            try writeNumber(Double(integer), into: &writer)
+        } else if kind == [String: Any].self, let object = value as? [String: Any] {
+            try write(object, into: &writer, depth: depth)
+        } else if kind == Double.self, let double = value as? Double {
+            try writeNumber(double, into: &writer)
+        } else if kind == Bool.self, let flag = value as? Bool {
+            writer.writeRaw((flag ? "true" : "false").utf8)
+        } else if kind == [Any].self, let array = value as? [Any] {
+            try write(array, into: &writer, depth: depth)
+        } else {
+            try writeBridged(value, into: &writer, depth: depth)
+        }
+    }
+
+    private static func write(_ object: [String: Any], into writer: inout JSONWriter, depth: Int)
+        throws(DatabaseValueError)
+    {
+        writer.writeRaw("{".utf8)
+        var first = true
+        for (key, child) in object {
+            if !first { writer.writeRaw(",".utf8) }
+            first = false
+            writer.writeString(key)
+            writer.writeRaw(":".utf8)
+            try write(child, into: &writer, depth: depth + 1)
+        }
+        writer.writeRaw("}".utf8)
+    }
+
+    private static func write(_ array: [Any], into writer: inout JSONWriter, depth: Int) throws(DatabaseValueError) {
+        writer.writeRaw("[".utf8)
+        for (index, child) in array.enumerated() {
+            if index > 0 { writer.writeRaw(",".utf8) }
+            try write(child, into: &writer, depth: depth + 1)
+        }
+        writer.writeRaw("]".utf8)
+    }
+
+    /// The types the exact checks do not catch: Foundation's, other integer and floating types, arrays, and
+    /// dictionaries with other key types.
+    private static func writeBridged(_ value: Any, into writer: inout JSONWriter, depth: Int)
+        throws(DatabaseValueError)
+    {
         switch value {
+        case is NSNull:
+            writer.writeRaw("null".utf8)
         case let string as String:
             writer.writeString(string)
         case let object as [String: Any]:
-            writer.writeRaw("{".utf8)
-            var first = true
-            for (key, child) in object {
-                if !first { writer.writeRaw(",".utf8) }
-                first = false
-                writer.writeString(key)
-                writer.writeRaw(":".utf8)
-                try write(child, into: &writer, depth: depth + 1)
-            }
-            writer.writeRaw("}".utf8)
+            try write(object, into: &writer, depth: depth)
         case let array as [Any]:
-            writer.writeRaw("[".utf8)
-            for (index, child) in array.enumerated() {
-                if index > 0 { writer.writeRaw(",".utf8) }
-                try write(child, into: &writer, depth: depth + 1)
-            }
-            writer.writeRaw("]".utf8)
-        case let flag as Bool where type(of: value) == Bool.self:
-            writer.writeRaw((flag ? "true" : "false").utf8)
-        case let integer as Int where type(of: value) == Int.self:
-            try writeNumber(Double(integer), into: &writer)
-        case let double as Double where type(of: value) == Double.self:
-            try writeNumber(double, into: &writer)
+            try write(array, into: &writer, depth: depth)
         case let number as NSNumber:
             if isBoolean(number) {
                 writer.writeRaw((number.boolValue ? "true" : "false").utf8)
@@ -108,7 +138,7 @@ enum ValueConversion {
             guard exportPriority, let priority = node.priority else { return plain }
             return [".value": plain, ".priority": self.value(of: priority)]
         }
-        var object: [String: Any] = [:]
+        var object = [String: Any](minimumCapacity: node.childCount)
         var integerKeys = true
         var largest = -1
         for entry in node.children {
