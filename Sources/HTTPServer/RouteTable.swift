@@ -32,11 +32,13 @@ public struct RouteTable<Owner>: Sendable {
         entries.append((methods, path, handler))
     }
 
-    /// The route of the first entry that matches `request`, `nil` when none does.
+    /// The route of the first entry that matches `request`, `nil` when none does. Behind requests still owed
+    /// answers, a matching request is routed again once they are answered: handlers are never pipelined.
     public func route(_ request: HTTPRequest, context: RequestContext, owner: Owner) -> Route? {
         let path = request.head.path
         for entry in entries where entry.path.matches(path) {
             if let methods = entry.methods, !methods.contains(request.head.method) { continue }
+            guard context.unansweredAhead == nil else { return .routeWhenAnswered }
             return entry.handler(owner, request, context)
         }
         return nil
