@@ -23,7 +23,8 @@ import time
 
 import pytest
 
-from cluster import Connections, NatsCluster, Writer, nats_server_binary, read_children, start_canopy_node
+from cluster import (Connections, NatsCluster, Writer, nats_server_binary, read_children, start_canopy_node,
+                     nats_request, stream_leader, stream_of)
 from conftest import canopy_binary
 from firebase_wire import WireClient
 from netlab import NetworkLab, unavailable_reason
@@ -122,6 +123,68 @@ async def test_a_node_cut_off_from_nats_acknowledges_nothing_and_catches_up(tmp_
             print(f"cut {heal_at - cut_at:.1f} s: B acknowledged {writer_b.acked_since(cut_at)} writes, A none; "
                   f"A's listener closed {refused_at - cut_at:.1f} s after the cut; "
                   f"{len(writer_a.acked)} + {len(writer_b.acked)} acknowledged, none lost")
+        finally:
+            await connections.aclose()
+            for node in nodes:
+                node.stop()
+            cluster.stop()
+
+
+@pytest.mark.timeout(240)
+async def test_a_get_through_a_node_whose_nats_server_is_cut_off_waits_for_the_log(tmp_path):
+    """Node A talks to one NATS server, S, a follower of the stream; S is then cut off from the two others (A still
+    reaches it), so A's replica stops following the log while node B's writer is acknowledged through the majority.
+    A wire `get` through A sent during the cut gets no answer until the heal, and then holds every write B
+    acknowledged before it was sent: a replica that lags is never read as if it were current."""
+    asyncio.get_running_loop().set_default_executor(concurrent.futures.ThreadPoolExecutor(8))
+    with NetworkLab() as lab:
+        cluster = NatsCluster(tmp_path / "nats", lab=lab)
+        nodes = []
+        connections = Connections()
+        try:
+            cluster.start()
+            # S: the server A talks to; B talks to the two others, so that it keeps writing through the cut.
+            s, others = cluster.servers[2], cluster.servers[:2]
+            b = start_canopy_node(canopy_binary(), tmp_path, [server.url for server in others],
+                                  lab_host=lab.add_host("b"))
+            nodes.append(b)
+            writer_b = Writer("b", [b], NAMESPACE, connections)
+            task = asyncio.create_task(writer_b.run())
+            await until(lambda: len(writer_b.acked) >= 20, "B's writer acknowledged")
+            # S must follow the stream: cut off while leading, it would stop the writes everywhere for a while.
+            deadline = time.monotonic() + DEADLINE
+            while (leader := await asyncio.to_thread(stream_leader, cluster, stream_of(NAMESPACE))) in ("", s.name):
+                assert time.monotonic() < deadline, "S kept leading the stream"
+                if leader == s.name:
+                    await asyncio.to_thread(nats_request, others[0],
+                                            f"$JS.API.STREAM.LEADER.STEPDOWN.{stream_of(NAMESPACE)}")
+                await asyncio.sleep(1.0)
+            a = start_canopy_node(canopy_binary(), tmp_path, [s.url], lab_host=lab.add_host("a"))
+            nodes.append(a)
+            reader = await connections.to(a, NAMESPACE)
+            before = await reader.get("/w/b", timeout=DEADLINE)
+            assert before.ok, before
+
+            lab.partition([s.lab_host], [server.lab_host for server in others])
+            cut_at = time.monotonic()
+            await until(lambda: writer_b.acked_since(cut_at) >= 100, "B kept acknowledging while S was cut off")
+            invoked = time.monotonic()
+            acked_before_get = {number for number, at in writer_b.acked.items() if at < invoked}
+            get = asyncio.create_task(reader.get("/w/b", timeout=DEADLINE + 30))
+            await until(lambda: time.monotonic() - cut_at >= 8 or get.done(), "the cut lasted")
+            answered_during_cut = get.done()
+            lab.heal()
+            response = await asyncio.wait_for(get, DEADLINE + 30)
+            assert response.ok, response
+            seen = {int(key) for key in (response.data or {})}
+            missing = sorted(acked_before_get - seen)
+            assert missing == [], (f"a get through A {'during' if answered_during_cut else 'after'} the cut missed "
+                                   f"{len(missing)} writes B acknowledged before it was sent: {missing[:10]}")
+            assert not answered_during_cut, "A answered a get from a replica that could not follow the log"
+            writer_b.stopping = True
+            await asyncio.wait_for(task, DEADLINE)
+            print(f"the get sent {invoked - cut_at:.1f} s into the cut was answered after the heal with all "
+                  f"{len(acked_before_get)} writes acknowledged before it")
         finally:
             await connections.aclose()
             for node in nodes:
