@@ -31,6 +31,8 @@ struct OwedAnswers {
         let manner: Manner
         let blocksFollowers: Bool
         var answer: Answer?
+        /// The body bytes of its answer while held behind an earlier one (counted in ``heldBytes``).
+        var heldBytes = 0
     }
 
     /// The most requests one connection may have routed and unanswered: beyond, the rest wait in the parser.
@@ -45,6 +47,8 @@ struct OwedAnswers {
     private(set) var orderAhead: PipelineOrder?
     /// How many owed requests were placed in no order.
     private var unordered = 0
+    /// The body bytes of answers given and held behind an earlier one still owed.
+    private(set) var heldBytes = 0
 
     /// A routed request that starts only once nothing is owed (it is not ordered behind what is).
     var held: HeldRoute?
@@ -55,8 +59,12 @@ struct OwedAnswers {
     private var count: Int { slots.count - head }
 
     /// Whether the next request may be routed now: nothing is owed, or everything owed with an effect was placed in
-    /// ``orderAhead`` (which the request is then routed behind), and the limit is not reached.
-    var mayRouteBehind: Bool { unordered == 0 && count < Self.limit }
+    /// ``orderAhead`` (which the request is then routed behind), the limit is not reached, and the answers held
+    /// behind an earlier one come to less than `heldLimit` bytes (a client that pipelines large reads behind a slow
+    /// write cannot make the server hold much for it).
+    func mayRouteBehind(heldLimit: Int) -> Bool {
+        isEmpty || (unordered == 0 && count < Self.limit && heldBytes < heldLimit)
+    }
 
     /// Owes an answer to the next request; returns its number. A request placed in an order may join only the
     /// order ahead (the caller holds any other until nothing is owed).
@@ -79,12 +87,17 @@ struct OwedAnswers {
         let index = head + Int(number - headNumber)
         guard slots[index].answer == nil else { return }
         slots[index].answer = answer
+        if index != head, case .response(let response) = answer {
+            slots[index].heldBytes = response.body.count
+            heldBytes += response.body.count
+        }
     }
 
     /// The oldest owed request's answer, and how it wants it, when it is answered; it is then no longer owed.
     mutating func takeReady() -> (Answer, Manner)? {
         guard !isEmpty, let answer = slots[head].answer else { return nil }
         let slot = slots[head]
+        heldBytes -= slot.heldBytes
         head += 1
         headNumber &+= 1
         if slot.blocksFollowers { unordered -= 1 }

@@ -84,8 +84,9 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     }
 
     private func processRequests() {
-        while let exchange, exchange.owed.held == nil, !exchange.lastRequestRouted, exchange.owed.mayRouteBehind,
-              !connection.isClosed, let event = exchange.parser.next()
+        while let exchange, exchange.owed.held == nil, !exchange.lastRequestRouted,
+              exchange.owed.mayRouteBehind(heldLimit: heldAnswersLimit), !connection.isClosed,
+              let event = exchange.parser.next()
         {
             switch event {
             case .expectContinue:
@@ -113,6 +114,11 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
             connection.handshakeDeadline = MonotonicClock.nowNanoseconds() &+ handshakeTimeout
         }
     }
+
+    /// How many bytes of answers may wait behind an unanswered request, with what waits to be written, before no
+    /// more requests are routed: the outbound high-water mark, so that sending them all stays far below the hard
+    /// limit.
+    private var heldAnswersLimit: Int { connection.limits.highWaterMark - connection.pendingOutboundBytes }
 
     private static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
@@ -342,7 +348,11 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     }
 
     func connectionDidDrain(_ connection: Connection) {
-        if case .webSocket(let session) = mode { session.delegate?.webSocketSessionDidDrain(session) }
+        switch mode {
+        case .webSocket(let session): session.delegate?.webSocketSessionDidDrain(session)
+        case .http: processRequests()  // requests that waited for the answers ahead of them to go out
+        case .upgraded, .stream: break
+        }
     }
 
     func connectionShouldShutDown(_ connection: Connection) {

@@ -15,6 +15,7 @@ import Synchronization
 /// - `/ahead`: answered at once with the order the request found ahead of it (``RequestContext/unansweredAhead``),
 ///   `-` for none.
 /// - `/.table`: the same, through a ``RouteTable``, whose handlers are never pipelined.
+/// - `/big?size=<bytes>`: answered at once with a body of that many bytes.
 final class DeferredTestRouter: Router {
     private let pending = Mutex<[String: PendingResponse]>([:])
     private let routed = Mutex<[String]>([])
@@ -33,6 +34,9 @@ final class DeferredTestRouter: Router {
         case "/ordered":
             let order = PipelineOrder(Self.parameter("order", in: request.head.query) ?? "")
             return .ordered(order) { [self] pending in self.pending.withLock { $0[id] = pending } }
+        case "/big":
+            let size = Int(Self.parameter("size", in: request.head.query) ?? "") ?? 0
+            return .respond(HTTPResponse(status: .ok, headers: HTTPHeaders(), body: [UInt8](repeating: 0x61, count: size)))
         case "/ahead":
             return .respond(Self.answer(context.unansweredAhead?.name ?? "-"))
         case "/now":

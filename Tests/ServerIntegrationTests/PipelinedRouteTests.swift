@@ -1,5 +1,6 @@
 import Dispatch
 import HTTPServer
+import Transport
 import TestSupport
 import Testing
 
@@ -92,5 +93,25 @@ struct PipelinedRouteTests {
         for id in ids {
             #expect(try client.readResponse().text == id)
         }
+    }
+
+    @Test("answers held behind an unanswered one stop the routing once they reach the outbound high-water mark")
+    func heldAnswersAreBounded() throws {
+        let router = DeferredTestRouter()
+        let limits = OutboundLimits(lowWaterMark: 256 * 1024, highWaterMark: 1 << 20, hardLimit: 8 << 20)
+        let server = try TestServer(configure: { $0.outboundLimits = limits }, router: router)
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        let size = 400 * 1024
+        let bigs = (2...5).map { Self.get("/big?id=b\($0)&size=\(size)") }.joined()
+        try client.send(Self.get("/ordered?id=o1&order=A") + bigs)
+        let o1 = try #require(router.held("o1"))
+        // Three answers of 400 KiB held behind o1 pass the 1 MiB mark: b5 is not routed until they leave.
+        #expect(eventually { router.routedIDs == ["o1", "b2", "b3", "b4"] })
+        #expect(router.routedIDs == ["o1", "b2", "b3", "b4"])
+        o1.respond(DeferredTestRouter.answer("o1"))
+        #expect(try client.readResponse().text == "o1")
+        for _ in 2...5 { #expect(try client.readResponse().body.count == size) }
+        #expect(router.routedIDs == ["o1", "b2", "b3", "b4", "b5"])
     }
 }
