@@ -29,6 +29,26 @@ def get(host: str, path: str, ns: str, params: dict[str, str] | None = None) -> 
     return build_request("GET", url(f"{path}.json", {"ns": ns, **(params or {})}), host=host)
 
 
+def run_in_threads(work, count: int, timeout: float = 50) -> None:
+    """Runs ``work(index)`` for each index below ``count`` on threads of its own, at once; fails with the first
+    error any of them raised, or when one is still running after ``timeout`` seconds."""
+    errors: list[BaseException] = []
+
+    def run(index: int) -> None:
+        try:
+            work(index)
+        except BaseException as error:  # noqa: BLE001 - reported by the caller's thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout)
+    assert not errors, errors[0]
+    assert not any(thread.is_alive() for thread in threads), "a thread did not finish"
+
+
 class ConnectionModel:
     """One connection's random workload under its own key, in two namespaces, and what a sequential server answers
     to each request."""
@@ -107,36 +127,26 @@ def test_pipelined_workloads_match_a_sequential_model_of_each_connection(server,
     the model already holds them: the workload reads a push's parent only after its answer."""
     host = f"127.0.0.1:{server.port}"
     namespaces = [ns, ns + "-b"]
-    errors: list[BaseException] = []
 
     def run(index: int) -> None:
-        try:
-            workload = ConnectionModel(seed=7_000 + index, host=host, namespaces=namespaces, root=f"c{index}")
-            with HttpConnection(server.port) as connection:
-                for _ in range(8):
-                    # Pushes make the model wait for their names: each batch ends at its first push.
-                    start = len(workload.requests)
-                    while len(workload.requests) - start < 50:
-                        workload.add()
-                        if isinstance(workload.expected[-1], tuple):
-                            break
-                    batch = workload.requests[start:]
-                    answered = pipeline(connection, batch, window=64,
-                                        on_response=lambda offset, response: workload.check(start + offset, response))
-                    assert answered == len(batch)
-                for name in namespaces:
-                    final = expect_ok(connection.request("GET", url(f"/c{index}.json", {"ns": name})))
-                    assert final.json() == model.to_plain(model.get(workload.trees[name], f"c{index}")), name
-        except BaseException as error:  # noqa: BLE001 - reported by the test's thread
-            errors.append(error)
+        workload = ConnectionModel(seed=7_000 + index, host=host, namespaces=namespaces, root=f"c{index}")
+        with HttpConnection(server.port) as connection:
+            for _ in range(8):
+                # Pushes make the model wait for their names: each batch ends at its first push.
+                start = len(workload.requests)
+                while len(workload.requests) - start < 50:
+                    workload.add()
+                    if isinstance(workload.expected[-1], tuple):
+                        break
+                batch = workload.requests[start:]
+                answered = pipeline(connection, batch, window=64,
+                                    on_response=lambda offset, response: workload.check(start + offset, response))
+                assert answered == len(batch)
+            for name in namespaces:
+                final = expect_ok(connection.request("GET", url(f"/c{index}.json", {"ns": name})))
+                assert final.json() == model.to_plain(model.get(workload.trees[name], f"c{index}")), name
 
-    threads = [threading.Thread(target=run, args=(index,)) for index in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(50)
-    assert not errors, errors[0]
-    assert not any(thread.is_alive() for thread in threads)
+    run_in_threads(run, 4)
 
 
 @bounded(60)
@@ -148,58 +158,49 @@ def test_clients_pipelining_onto_shared_keys_are_linearizable(server, ns):
     keys = ["k0", "k1", "k2"]
     operations: list[Operation] = []
     lock = threading.Lock()
-    errors: list[BaseException] = []
 
     def run(process: int) -> None:
-        try:
-            chooser = random.Random(9_100 + process)
-            etags: dict[str, tuple[str, Any]] = {}
-            with HttpConnection(server.port) as connection:
-                for round_number in range(30):
-                    batch: list[tuple[str, str, Any, Any, bytes]] = []
-                    for step in range(6):
-                        key = chooser.choice(keys)
-                        value = process * 10_000 + round_number * 100 + step
-                        roll = chooser.random()
-                        if roll < 0.4:
-                            batch.append((WRITE, key, value, None, put(host, f"/{key}", ns, value)))
-                        elif roll < 0.55 and key in etags:
-                            etag, seen = etags[key]
-                            batch.append((CAS, key, value, seen,
-                                          put(host, f"/{key}", ns, value, headers={"if-match": etag})))
-                        else:
-                            batch.append((READ, key, None, None, build_request(
-                                "GET", url(f"/{key}.json", {"ns": ns}), headers={"X-Firebase-ETag": "true"},
-                                host=host)))
-                    invoked = time.monotonic()
-                    connection.send_raw(b"".join(item[4] for item in batch))
-                    recorded = []
-                    for kind, key, value, expected, _ in batch:
-                        response = connection.read_response()
-                        completed = time.monotonic()
-                        if kind == READ:
-                            assert response.status == 200, response.describe()
-                            etags[key] = (response.header("ETag"), response.json())
-                            recorded.append(Operation(f"p{process}", key, READ, invoked, completed,
-                                                      value=response.json()))
-                        elif kind == WRITE:
-                            expect_ok(response, value)
-                            recorded.append(Operation(f"p{process}", key, WRITE, invoked, completed, value=value))
-                        else:
-                            assert response.status in (200, 412), response.describe()
-                            recorded.append(Operation(f"p{process}", key, CAS, invoked, completed, value=value,
-                                                      expected=expected, succeeded=response.status == 200))
-                    with lock:
-                        operations.extend(recorded)
-        except BaseException as error:  # noqa: BLE001 - reported by the test's thread
-            errors.append(error)
+        chooser = random.Random(9_100 + process)
+        etags: dict[str, tuple[str, Any]] = {}
+        with HttpConnection(server.port) as connection:
+            for round_number in range(30):
+                batch: list[tuple[str, str, Any, Any, bytes]] = []
+                for step in range(6):
+                    key = chooser.choice(keys)
+                    value = process * 10_000 + round_number * 100 + step
+                    roll = chooser.random()
+                    if roll < 0.4:
+                        batch.append((WRITE, key, value, None, put(host, f"/{key}", ns, value)))
+                    elif roll < 0.55 and key in etags:
+                        etag, seen = etags[key]
+                        batch.append((CAS, key, value, seen,
+                                      put(host, f"/{key}", ns, value, headers={"if-match": etag})))
+                    else:
+                        batch.append((READ, key, None, None, build_request(
+                            "GET", url(f"/{key}.json", {"ns": ns}), headers={"X-Firebase-ETag": "true"},
+                            host=host)))
+                invoked = time.monotonic()
+                connection.send_raw(b"".join(item[4] for item in batch))
+                recorded = []
+                for kind, key, value, expected, _ in batch:
+                    response = connection.read_response()
+                    completed = time.monotonic()
+                    if kind == READ:
+                        assert response.status == 200, response.describe()
+                        etags[key] = (response.header("ETag"), response.json())
+                        recorded.append(Operation(f"p{process}", key, READ, invoked, completed,
+                                                  value=response.json()))
+                    elif kind == WRITE:
+                        expect_ok(response, value)
+                        recorded.append(Operation(f"p{process}", key, WRITE, invoked, completed, value=value))
+                    else:
+                        assert response.status in (200, 412), response.describe()
+                        recorded.append(Operation(f"p{process}", key, CAS, invoked, completed, value=value,
+                                                  expected=expected, succeeded=response.status == 200))
+                with lock:
+                    operations.extend(recorded)
 
-    threads = [threading.Thread(target=run, args=(process,)) for process in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(50)
-    assert not errors, errors[0]
+    run_in_threads(run, 4)
     assert len(operations) == 4 * 30 * 6
     for key in keys:
         verdict, violation = check_linearizable(key, [op for op in operations if op.key == key])
