@@ -252,10 +252,10 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {  // i
 
     private func onDisconnect(_ action: ClientAction, _ block: (((any Error)?, DatabaseReference) -> Void)?) {
         let engine = database.engine
-        engine.inbox.post {
+        engine.loop.post {
             engine.connection.onDisconnect(action) { outcome in
                 let error = outcome.isOK ? nil : DatabaseError(status: outcome.status, message: outcome.message)
-                engine.callbacks.post { block?(error, self) }
+                engine.callbacks.raise { block?(error, self) }
             }
         }
     }

@@ -122,7 +122,7 @@ extension DatabaseReference {
         let engine = database.engine
         engine.serverData(at: path) { [self] result in
             // The block is the caller's code: it runs on the callback queue, never on the engine's.
-            engine.callbacks.post { [self] in decide(result, block, attempt: attempt, completion: completion) }
+            engine.callbacks.raise { [self] in decide(result, block, attempt: attempt, completion: completion) }
         }
     }
 
@@ -144,8 +144,10 @@ extension DatabaseReference {
                     // Somebody wrote first: try again on their data, after a random pause that grows with the
                     // attempts, so that clients racing on one location do not keep colliding.
                     let pause = Double.random(in: 0...min(0.005 * Double(attempt * attempt), 0.5))
-                    return run(on: engine.queue, after: pause) {
-                        self.attemptTransaction(block, attempt: attempt + 1, completion: completion)
+                    return engine.loop.post {
+                        engine.loop.after(pause) {
+                            self.attemptTransaction(block, attempt: attempt + 1, completion: completion)
+                        }
                     }
                 }
                 let failure = error?.status == "datastale"

@@ -3,7 +3,7 @@ import Dispatch
 import TLS
 import Wire
 
-/// What a ``PersistentConnection`` tells the layer above it, on the connection's queue.
+/// What a ``PersistentConnection`` tells the layer above it, on the connection's loop.
 protocol PersistentConnectionDelegate: AnyObject {
     /// Connected (the hello arrived); `serverTimeOffset` is the server's clock minus this machine's, in ms.
     func connectionDidConnect(serverTimeOffset: Double)
@@ -45,9 +45,9 @@ struct RequestOutcome: Sendable {
 /// hello per connection, reconnection with backoff, and the client's state restored on each new connection in the
 /// SDKs' order (credential, listens, unacknowledged writes, onDisconnect operations queued while offline).
 ///
-/// Owned by `queue`: every method is called there and every callback runs there.
+/// Owned by a ``ConnectionLoop``: every method is called on its thread and every callback runs there.
 final class PersistentConnection: @unchecked Sendable {
-    // Every mutable property is owned by `queue`.
+    // Every mutable property is owned by the loop's thread.
 
     /// Where and how to connect.
     struct Settings {
@@ -92,7 +92,7 @@ final class PersistentConnection: @unchecked Sendable {
 
     weak var delegate: (any PersistentConnectionDelegate)?
     private let settings: Settings
-    private let queue: DispatchQueue
+    private let loop: ConnectionLoop
     private var channel: WebSocketChannel?
     private var connected = false
     private var wantsOnline = true
@@ -112,32 +112,33 @@ final class PersistentConnection: @unchecked Sendable {
     private var nextGetID = 0
     private var lastSessionID: String?
     private var backoff: Double
-    private var reconnect: DispatchWorkItem?
+    /// The reconnection timer's id, while one is set.
+    private var reconnect: Int?
     /// The keepalive timer: armed once per connection, it measures the silence since ``lastOutput`` when it fires
     /// (re-arming a timer on every request cost more than the request).
-    private var keepalive: DispatchWorkItem?
+    private var keepalive: Int?
     /// When the last frame went out, in uptime nanoseconds.
     private var lastOutput: UInt64 = 0
 
-    init(settings: Settings, queue: DispatchQueue) {
+    init(settings: Settings, loop: ConnectionLoop) {
         self.settings = settings
-        self.queue = queue
+        self.loop = loop
         credential = settings.credential
         backoff = settings.minimumBackoff
     }
 
     /// Connects (and keeps reconnecting) until ``goOffline()``.
     func goOnline() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.assertOnLoop()
         wantsOnline = true
         if channel == nil, reconnect == nil { open() }
     }
 
     /// Disconnects and stays disconnected; requests wait for ``goOnline()``.
     func goOffline() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.assertOnLoop()
         wantsOnline = false
-        reconnect?.cancel()
+        if let reconnect { loop.cancelTimer(reconnect) }
         reconnect = nil
         if channel != nil { channelEnded() }
     }
@@ -187,7 +188,7 @@ final class PersistentConnection: @unchecked Sendable {
         let id = nextGetID
         nextGetID += 1
         waitingGets.append((id, request, onComplete))
-        run(on: queue, after: settings.getTimeout) { [weak self] in
+        loop.after(settings.getTimeout) { [weak self] in
             guard let self, let index = waitingGets.firstIndex(where: { $0.id == id }) else { return }
             waitingGets.remove(at: index).onComplete(.disconnected)
         }
@@ -206,7 +207,7 @@ final class PersistentConnection: @unchecked Sendable {
         do {
             channel = try WebSocketChannel(
                 endpoint: endpoint, headers: headers, tlsContext: settings.secure ? settings.tlsContext : nil,
-                queue: queue
+                loop: loop
             ) { [weak self] event in self?.channelEvent(event) }
         } catch {
             scheduleReconnect()
@@ -230,7 +231,7 @@ final class PersistentConnection: @unchecked Sendable {
     private func channelEnded() {
         channel?.close()
         channel = nil
-        keepalive?.cancel()
+        if let keepalive { loop.cancelTimer(keepalive) }
         keepalive = nil
         let wasConnected = connected
         connected = false
@@ -246,9 +247,7 @@ final class PersistentConnection: @unchecked Sendable {
         guard wantsOnline, reconnect == nil else { return }
         let delay = backoff * Double.random(in: 0.5...1)
         backoff = min(settings.maximumBackoff, backoff * settings.backoffGrowth)
-        let item = DispatchWorkItem { [weak self] in self?.open() }
-        reconnect = item
-        queue.asyncAfter(deadline: .now() + delay, execute: item)
+        reconnect = loop.after(delay) { [weak self] in self?.open() }
     }
 
     // MARK: - Receiving
@@ -370,9 +369,11 @@ final class PersistentConnection: @unchecked Sendable {
     /// Sends `"0"` after ``Settings/keepaliveSeconds`` without output, as the SDKs do: the timer fires
     /// `seconds` from now, and sends only if nothing went out since (else it waits out the rest of the interval).
     private func scheduleKeepalive(in seconds: Double) {
-        keepalive?.cancel()
-        let item = DispatchWorkItem { [weak self] in
-            guard let self, connected, let channel else { return }
+        if let keepalive { loop.cancelTimer(keepalive) }
+        keepalive = loop.after(seconds) { [weak self] in
+            guard let self else { return }
+            keepalive = nil
+            guard connected, let channel else { return }
             let interval = settings.keepaliveSeconds
             let silence = Double(DispatchTime.now().uptimeNanoseconds &- lastOutput) / 1e9
             guard silence >= interval else { return scheduleKeepalive(in: interval - silence) }
@@ -380,7 +381,5 @@ final class PersistentConnection: @unchecked Sendable {
             lastOutput = DispatchTime.now().uptimeNanoseconds
             scheduleKeepalive(in: interval)
         }
-        keepalive = item
-        queue.asyncAfter(deadline: .now() + seconds, execute: item)
     }
 }

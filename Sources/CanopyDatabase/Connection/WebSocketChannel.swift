@@ -1,4 +1,3 @@
-import Dispatch
 import TLS
 import WebSocket
 
@@ -19,9 +18,9 @@ struct ChannelEndpoint: Sendable, Equatable {
 }
 
 /// A WebSocket connection to the server: TCP (``ClientSocket``), TLS when the endpoint is secure, the opening
-/// handshake, then text messages both ways. Owned by a serial queue; events arrive there.
+/// handshake, then text messages both ways. Owned by a ``ConnectionLoop``; events arrive on its thread.
 final class WebSocketChannel: @unchecked Sendable {
-    // Every mutable property is owned by `queue`.
+    // Every mutable property is owned by the loop's thread.
 
     /// What the channel reports.
     enum Event {
@@ -36,7 +35,7 @@ final class WebSocketChannel: @unchecked Sendable {
     /// Largest handshake response accepted.
     private static let maxResponseHeadBytes = 16 * 1024
 
-    private let queue: DispatchQueue
+    private let loop: ConnectionLoop
     private let onEvent: (Event) -> Void
     private var socket: ClientSocket?
     private let tls: TLSSession?
@@ -55,14 +54,14 @@ final class WebSocketChannel: @unchecked Sendable {
     ///
     /// - Throws: a ``TLSError`` when the TLS session cannot be made (a bad server name).
     init(endpoint: ChannelEndpoint, headers: [(name: String, value: String)], tlsContext: TLSContext?,
-         queue: DispatchQueue, onEvent: @escaping (Event) -> Void) throws
+         loop: ConnectionLoop, onEvent: @escaping (Event) -> Void) throws
     {
-        self.queue = queue
+        self.loop = loop
         self.onEvent = onEvent
         tls = try tlsContext.map { try TLSSession(context: $0, serverName: endpoint.host) }
         upgradeRequest = handshake.requestHead(
             host: endpoint.hostHeader, target: endpoint.target, additionalHeaders: headers)
-        socket = ClientSocket(host: endpoint.host, port: endpoint.port, queue: queue) { [weak self] event in
+        socket = ClientSocket(host: endpoint.host, port: endpoint.port, loop: loop) { [weak self] event in
             self?.socketEvent(event)
         }
     }
@@ -73,7 +72,7 @@ final class WebSocketChannel: @unchecked Sendable {
     /// system per frame): straight into the socket's output, or into a reused buffer for TLS, with a key from
     /// ``MaskingKeys``. The channel negotiates no extension, so a message is one uncompressed frame.
     func send(text: [UInt8]) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.assertOnLoop()
         guard !ended, responseHead == nil, machine.state == .open else { return }
         let key = maskingKeys.take()
         let count = WebSocketFrameEncoder.headerSize(payloadCount: text.count, masked: true) + text.count
@@ -104,7 +103,7 @@ final class WebSocketChannel: @unchecked Sendable {
 
     /// Closes the channel (a close frame when open, then the socket); no event follows.
     func close() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.assertOnLoop()
         guard !ended else { return }
         ended = true
         if responseHead == nil { sendPlaintext(machine.close(code: .normalClosure)) }

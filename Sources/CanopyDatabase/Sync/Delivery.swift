@@ -1,63 +1,60 @@
 import Dispatch
 
-/// A value handed to exactly one other queue.
-private struct HandedOver<Value>: @unchecked Sendable {
-    let value: Value
+/// A batch of blocks handed to exactly one queue.
+private struct HandedOver: @unchecked Sendable {
+    let blocks: [ConnectionLoop.Work]
 }
 
-/// Runs `work` on `queue` after `delay` seconds. The API's blocks are ordinary closures, as the SDK's are (so code
-/// written for it compiles in both language modes), hence not `Sendable`; each is handed to one queue and never run
-/// concurrently with itself, which is the guarantee `Sendable` would give.
-func run(on queue: DispatchQueue, after delay: Double, _ work: @escaping () -> Void) {
-    let handed = HandedOver(value: work)
-    queue.asyncAfter(deadline: .now() + delay) { handed.value() }
-}
-
-/// Closures for one serial queue, run there in the order posted, many per hand-off: posting while a hand-off is
-/// pending adds to it instead of making another (one `async` and at most one thread wake-up for a burst, not one
-/// each). Any thread may post; the closures are not `Sendable` for the reason
-/// ``run(on:after:_:)`` gives.
-final class OrderedHandOff: @unchecked Sendable {  // `pending` and `scheduled` are guarded by `lock`
+/// The blocks the engine raises, run on the callback queue in the order raised, a batch per turn of the
+/// connection's loop.
+///
+/// The API's blocks are ordinary closures, as the SDK's are (so code written for it compiles in both language
+/// modes), hence not `Sendable`; each batch is handed to one queue and never run concurrently with itself, which is
+/// the guarantee `Sendable` would give.
+///
+/// When the callback queue is the database's own, the loop's thread runs the batch itself through `sync` on that
+/// queue: the blocks still run on the queue (serialized with anything else put on it), and no other thread has to
+/// wake up for them. A queue the app passes in (the main queue) gets the batch with `async`, so the connection
+/// never waits for the app's other work there.
+final class Callbacks: @unchecked Sendable {  // `pending` and `spare` are the loop thread's
     let queue: DispatchQueue
-    private let lock = Lock()
-    /// A closure in a struct: an array of bare closures stores each one behind a thunk of its own.
-    private struct Work {
-        let run: () -> Void
-    }
+    private let loop: ConnectionLoop
+    private let runsOnLoop: Bool
+    private var pending: [ConnectionLoop.Work] = []
+    /// The emptied storage of the last batch run through `sync`, reused for the next.
+    private var spare: [ConnectionLoop.Work] = []
 
-    private var pending: [Work] = []
-    /// Whether a block that will run `pending` is on the queue.
-    private var scheduled = false
-    /// The storage of the last batch run, emptied, to become `pending` next: a batch of a hundred closures takes
-    /// kilobytes, and allocating that anew per batch made malloc consolidate its free lists each time. Touched
-    /// only on the queue.
-    private var spare: [Work] = []
-
-    init(queue: DispatchQueue) {
+    /// Blocks for `queue`, raised on `loop`; `ownQueue`: nothing but these blocks and the app's own uses of
+    /// ``Database/callbackQueue`` run there.
+    init(queue: DispatchQueue, ownQueue: Bool, loop: ConnectionLoop) {
         self.queue = queue
+        self.loop = loop
+        runsOnLoop = ownQueue
     }
 
-    /// Runs `work` on the queue after everything posted before it.
-    func post(_ work: @escaping () -> Void) {
-        lock.lock()
-        pending.append(Work(run: work))
-        let schedule = !scheduled
-        scheduled = true
-        lock.unlock()
-        if schedule { queue.async { [self] in runPending() } }
+    /// Raises `block` after every block raised before it: from the loop's thread (the engine).
+    func raise(_ block: @escaping () -> Void) {
+        loop.assertOnLoop()
+        pending.append(ConnectionLoop.Work(run: block))
     }
 
-    /// Runs what was posted and has not run yet; called on the queue. A caller on the queue that must see the
-    /// effects of earlier posts (a synchronous read) calls it first; the hand-off block then finds less to do.
-    func runPending() {
-        dispatchPrecondition(condition: .onQueue(queue))
-        var batch: [Work] = []
+    /// Raises `block` from any thread, after the requests posted before it (the API's immediate answers).
+    func post(_ block: @escaping () -> Void) {
+        loop.post { [self] in raise(block) }
+    }
+
+    /// Hands the blocks raised in this turn to the queue; called by the loop at the end of each turn.
+    func deliver() {
+        guard !pending.isEmpty else { return }
+        var batch: [ConnectionLoop.Work] = []
         swap(&batch, &spare)
-        lock.lock()
         swap(&batch, &pending)
-        scheduled = false
-        lock.unlock()
-        for work in batch { work.run() }
+        guard runsOnLoop else {
+            let handed = HandedOver(blocks: batch)
+            queue.async { for block in handed.blocks { block.run() } }
+            return
+        }
+        queue.sync { for block in batch { block.run() } }
         batch.removeAll(keepingCapacity: true)
         spare = batch
     }
