@@ -53,7 +53,7 @@ struct KeepaliveTests {
         let request = try PutRequest(target: .node(Path("/busy")), value: JSONReader.readData(Array("1".utf8)))
         let before = peer.messages.count
         for _ in 0..<24 {
-            loop.perform { connection.write(.put(request), onComplete: { _ in }) }
+            loop.perform { connection.write(PreparedRequest(.put(request)), onComplete: { _ in }) }
             try await Task.sleep(nanoseconds: 50_000_000)
         }
         let busy = await Self.messages(of: peer) { $0.count - before >= 24 }

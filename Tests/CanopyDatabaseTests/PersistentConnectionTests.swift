@@ -83,8 +83,8 @@ struct PersistentConnectionTests {
         }
         #expect(await Self.eventually { recorder.read { $0.outcomes["listen"]?.isOK == true } })
         loop.perform {
-            connection.write(try! Self.put("/rooms/r1", #"{"title":"Lobby"}"#), onComplete: recorder.record("w1"))
-            connection.write(try! Self.put("/rooms/r1/title", #""Kitchen""#), onComplete: recorder.record("w2"))
+            connection.write(PreparedRequest(try! Self.put("/rooms/r1", #"{"title":"Lobby"}"#)), onComplete: recorder.record("w1"))
+            connection.write(PreparedRequest(try! Self.put("/rooms/r1/title", #""Kitchen""#)), onComplete: recorder.record("w2"))
         }
         #expect(await Self.eventually { recorder.read { $0.outcomes["w2"]?.isOK == true } })
         #expect(recorder.read { $0.outcomes["w1"]?.isOK } == true)
@@ -110,7 +110,7 @@ struct PersistentConnectionTests {
         #expect(await Self.eventually { recorder.read { $0.disconnects == 1 } })
         loop.perform {
             for value in 1...3 {
-                connection.write(try! Self.put("/counter", "\(value)"), onComplete: recorder.record("w\(value)"))
+                connection.write(PreparedRequest(try! Self.put("/counter", "\(value)")), onComplete: recorder.record("w\(value)"))
             }
         }
         try server.start()

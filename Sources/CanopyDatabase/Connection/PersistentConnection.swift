@@ -85,7 +85,7 @@ final class PersistentConnection: @unchecked Sendable {
 
     /// A write waiting for its acknowledgement; re-sent on a new connection.
     private struct PendingWrite {
-        var action: ClientAction
+        var request: PreparedRequest
         var onComplete: (RequestOutcome) -> Void
         var sent = false
     }
@@ -164,11 +164,12 @@ final class PersistentConnection: @unchecked Sendable {
              onComplete: { _ in })
     }
 
-    /// Sends a write (`p` or `m`) now, or when connected; it is re-sent on every new connection until answered.
-    func write(_ action: ClientAction, onComplete: @escaping (RequestOutcome) -> Void) {
+    /// Sends a write (`p` or `m`, encoded by the caller) now, or when connected; it is re-sent on every new
+    /// connection until answered.
+    func write(_ request: PreparedRequest, onComplete: @escaping (RequestOutcome) -> Void) {
         let id = nextWriteID
         nextWriteID += 1
-        writes.append(PendingWrite(action: action, onComplete: onComplete), id: id)
+        writes.append(PendingWrite(request: request, onComplete: onComplete), id: id)
         if connected { sendWrite(id) }
     }
 
@@ -326,11 +327,11 @@ final class PersistentConnection: @unchecked Sendable {
     }
 
     private func sendWrite(_ id: Int) {
-        guard let action = writes.modify(id: id, { write in
+        guard let request = writes.modify(id: id, { write in
             write.sent = true
-            return write.action
+            return write.request
         }) else { return }
-        send(action, answer: .write(id: id))
+        send(request, answer: .write(id: id))
     }
 
     private func deliver(_ outcome: RequestOutcome, to answer: Answer) {
@@ -349,15 +350,19 @@ final class PersistentConnection: @unchecked Sendable {
     }
 
     private func send(_ action: ClientAction, answer: Answer) {
+        send(PreparedRequest(action), answer: answer)
+    }
+
+    private func send(_ request: PreparedRequest, answer: Answer) {
         guard let channel, connected else { return }
         let number = nextRequestNumber
         nextRequestNumber += 1
         answers[number] = answer
-        let message = ClientMessage.request(ClientRequest(number: number, action: action)).encoded()
-        if message.count <= FrameSplitter.maxFrameUnits {
-            // One frame, as the splitter would say, without its list.
-            channel.send(text: message)
-        } else if let frames = try? FrameSplitter.frames(for: message) {
+        let count = request.count(number: number)
+        if count <= FrameSplitter.maxFrameUnits {
+            // One frame, as the splitter would say, written straight into the output.
+            channel.send(count: count) { request.write(number: number, into: $0) }
+        } else if let frames = try? FrameSplitter.frames(for: request.message(number: number)) {
             for frame in frames { channel.send(text: frame) }
         } else {
             answers.removeValue(forKey: number)

@@ -67,37 +67,43 @@ final class WebSocketChannel: @unchecked Sendable {
     }
 
     /// Sends one text message (the caller splits long ones into protocol frames).
+    func send(text: [UInt8]) {
+        send(count: text.count) { payload in text.withUnsafeBytes { payload.copyMemory(from: $0) } }
+    }
+
+    /// Sends one text message of `count` bytes that `fill` writes in place.
     ///
     /// The frame is written here rather than by the state machine (which makes an array and draws a key from the
     /// system per frame): straight into the socket's output, or into a reused buffer for TLS, with a key from
     /// ``MaskingKeys``. The channel negotiates no extension, so a message is one uncompressed frame.
-    func send(text: [UInt8]) {
+    func send(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) {
         loop.assertOnLoop()
         guard !ended, responseHead == nil, machine.state == .open else { return }
         let key = maskingKeys.take()
-        let count = WebSocketFrameEncoder.headerSize(payloadCount: text.count, masked: true) + text.count
+        let total = WebSocketFrameEncoder.headerSize(payloadCount: count, masked: true) + count
         guard tls != nil else {
-            socket?.write(count: count) { Self.encodeFrame(text, key: key, into: $0) }
+            socket?.write(count: total) { Self.encodeFrame(count: count, fill, key: key, into: $0) }
             return
         }
         frameScratch.removeAll(keepingCapacity: true)
-        frameScratch.append(contentsOf: repeatElement(0, count: count))
-        frameScratch.withUnsafeMutableBytes { Self.encodeFrame(text, key: key, into: $0) }
+        frameScratch.append(contentsOf: repeatElement(0, count: total))
+        frameScratch.withUnsafeMutableBytes { Self.encodeFrame(count: count, fill, key: key, into: $0) }
         sendPlaintext(frameScratch)
     }
 
-    /// Writes a masked text frame carrying `payload` into `destination`, which holds exactly the frame.
-    private static func encodeFrame(_ payload: [UInt8], key: WebSocketMaskingKey,
-                                    into destination: UnsafeMutableRawBufferPointer)
+    /// Writes a masked text frame of a `count`-byte payload that `fill` writes into `destination`, which holds
+    /// exactly the frame.
+    private static func encodeFrame(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void,
+                                    key: WebSocketMaskingKey, into destination: UnsafeMutableRawBufferPointer)
     {
         // The encoder wants room for its largest header; a short frame has less.
         var header: (UInt64, UInt64) = (0, 0)
         let headerCount = withUnsafeMutableBytes(of: &header) {
-            WebSocketFrameEncoder.writeHeader(into: $0, opcode: .text, payloadCount: payload.count, maskingKey: key)
+            WebSocketFrameEncoder.writeHeader(into: $0, opcode: .text, payloadCount: count, maskingKey: key)
         }
         withUnsafeBytes(of: header) { destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[..<headerCount])) }
         let body = UnsafeMutableRawBufferPointer(rebasing: destination[headerCount...])
-        payload.withUnsafeBytes { body.copyMemory(from: $0) }
+        fill(body)
         key.apply(to: body, payloadOffset: 0)
     }
 

@@ -167,6 +167,16 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     func write(_ entries: [(path: Path, value: WriteValue)], merge: Bool, at path: Path, hash: String?,
                completion: ((DatabaseError?) -> Void)?)
     {
+        // The request is encoded here, on the caller's thread, so that the connection's thread only numbers it.
+        let action: ClientAction
+        if merge {
+            action = .merge(MergeRequest(path: path, entries: entries.map { entry in
+                UpdateEntry(target: .node(path.relativePath(to: entry.path) ?? entry.path), value: entry.value)
+            }))
+        } else {
+            action = .put(PutRequest(target: .node(path), value: entries[0].value, hash: hash))
+        }
+        let request = PreparedRequest(action)
         loop.post { [self] in
             let id = nextWriteID
             nextWriteID += 1
@@ -180,15 +190,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
             let local = LocalWrite(entries: resolved, id: id)
             writes.append(local, id: id)
             refresh(where: { local.affects($0.path) })
-            let action: ClientAction
-            if merge {
-                action = .merge(MergeRequest(path: path, entries: entries.map { entry in
-                    UpdateEntry(target: .node(path.relativePath(to: entry.path) ?? entry.path), value: entry.value)
-                }))
-            } else {
-                action = .put(PutRequest(target: .node(path), value: entries[0].value, hash: hash))
-            }
-            connection.write(action) { [weak self] outcome in
+            connection.write(request) { [weak self] outcome in
                 guard let self else { return }
                 if let local = writes.remove(id: id) { refresh(where: { local.affects($0.path) }) }
                 let error = outcome.isOK ? nil : DatabaseError(status: outcome.status, message: outcome.message)

@@ -19,19 +19,49 @@ extension ClientMessage {
             writer.writeKey(WireKey.controlPayload)
             writer.writeASCII("{}}")
         case .request(let request):
-            writer.openEnvelope(layer: WireKey.dataLayer)
-            writer.writeASCII("{")
-            writer.writeKey(WireKey.requestNumber, first: true)
+            writer.writeRequestHead()
             writer.writeInteger(request.number)
-            writer.writeKey(WireKey.action)
-            writer.writeString(request.action.name)
-            writer.writeKey(WireKey.body)
-            writer.writeASCII("{")
-            writer.writeBody(of: request.action)
-            writer.writeASCII("}}")
+            writer.writeRequestTail(of: request.action)
+            return writer.bytes
         }
         writer.closeObject()
         return writer.bytes
+    }
+
+    /// A request's message up to its number, `{"t":"d","d":{"r":`: with the number's decimal digits and
+    /// ``requestTail(for:)`` after it, byte for byte what ``encoded()`` writes for the request (a client encodes a
+    /// request where it is made, and numbers it when it sends it).
+    public static let requestHead: [UInt8] = {
+        var writer = JSONWriter(capacity: 16)
+        writer.writeRequestHead()
+        return writer.bytes
+    }()
+
+    /// What follows a request's number in its message: its action, its body and the envelope's end.
+    public static func requestTail(for action: ClientAction) -> [UInt8] {
+        var writer = JSONWriter(capacity: 128)
+        writer.writeRequestTail(of: action)
+        return writer.bytes
+    }
+}
+
+extension JSONWriter {
+    /// `{"t":"d","d":{"r":`: a request's envelope up to its number.
+    fileprivate mutating func writeRequestHead() {
+        openEnvelope(layer: WireKey.dataLayer)
+        writeASCII("{")
+        writeKey(WireKey.requestNumber, first: true)
+    }
+
+    /// Everything after a request's number: its action, its body, and the envelope's end.
+    fileprivate mutating func writeRequestTail(of action: ClientAction) {
+        writeKey(WireKey.action)
+        writeString(action.name)
+        writeKey(WireKey.body)
+        writeASCII("{")
+        writeBody(of: action)
+        writeASCII("}}")
+        closeObject()
     }
 }
 
