@@ -104,7 +104,8 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {  // i
         } catch {
             return fail(error, block)
         }
-        database.engine.write(entries, merge: true, at: path, hash: nil) { error in block?(error, self) }
+        database.engine.write(entries, merge: true, at: path, hash: nil,
+                              completion: block.map { WriteCompletion(block: $0, reference: self) })
     }
 
     /// Writes each child path of `values`; returns once acknowledged.
@@ -140,7 +141,8 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {  // i
         } catch {
             return fail(error, block)
         }
-        database.engine.write([(path, written)], merge: false, at: path, hash: nil) { error in block?(error, self) }
+        database.engine.write([(path, written)], merge: false, at: path, hash: nil,
+                              completion: block.map { WriteCompletion(block: $0, reference: self) })
     }
 
     private func fail(_ error: any Error, _ block: (((any Error)?, DatabaseReference) -> Void)?) {

@@ -139,7 +139,8 @@ extension DatabaseReference {
                 completion?(nil, false, DataSnapshot(reference: self, node: current, query: nil))
                 return
             }
-            engine.write([(path, WriteValue(node: node))], merge: false, at: path, hash: current.hash) { error in
+            let answered = WriteCompletion(block: { error, _ in
+                let error = error as? DatabaseError
                 if error?.status == "datastale", attempt < Self.maxTransactionAttempts {
                     // Somebody wrote first: try again on their data, after a random pause that grows with the
                     // attempts, so that clients racing on one location do not keep colliding.
@@ -155,7 +156,9 @@ extension DatabaseReference {
                     : error
                 let written = failure == nil ? node : current
                 completion?(failure, failure == nil, DataSnapshot(reference: self, node: written, query: nil))
-            }
+            }, reference: self)
+            engine.write([(path, WriteValue(node: node))], merge: false, at: path, hash: current.hash,
+                         completion: answered)
         }
     }
 }

@@ -2,7 +2,14 @@ import Dispatch
 
 /// A batch of blocks handed to exactly one queue.
 private struct HandedOver: @unchecked Sendable {
-    let blocks: [ConnectionLoop.Work]
+    let blocks: [Callbacks.Block]
+}
+
+/// Who hears a write's answer: the app's block and the reference it wrote, kept apart so that raising the answer
+/// makes no closure per write.
+struct WriteCompletion {
+    let block: ((any Error)?, DatabaseReference) -> Void
+    let reference: DatabaseReference
 }
 
 /// The blocks the engine raises, run on the callback queue in the order raised, a batch per turn of the
@@ -20,9 +27,22 @@ final class Callbacks: @unchecked Sendable {  // `pending` and `spare` are the l
     let queue: DispatchQueue
     private let loop: ConnectionLoop
     private let runsOnLoop: Bool
-    private var pending: [ConnectionLoop.Work] = []
+    /// A block to run: any closure, or a write's answer.
+    enum Block {
+        case plain(() -> Void)
+        case write(WriteCompletion, DatabaseError?)
+
+        func run() {
+            switch self {
+            case .plain(let block): block()
+            case .write(let completion, let error): completion.block(error, completion.reference)
+            }
+        }
+    }
+
+    private var pending: [Block] = []
     /// The emptied storage of the last batch run through `sync`, reused for the next.
-    private var spare: [ConnectionLoop.Work] = []
+    private var spare: [Block] = []
 
     /// Blocks for `queue`, raised on `loop`; `ownQueue`: nothing but these blocks and the app's own uses of
     /// ``Database/callbackQueue`` run there.
@@ -35,7 +55,13 @@ final class Callbacks: @unchecked Sendable {  // `pending` and `spare` are the l
     /// Raises `block` after every block raised before it: from the loop's thread (the engine).
     func raise(_ block: @escaping () -> Void) {
         loop.assertOnLoop()
-        pending.append(ConnectionLoop.Work(run: block))
+        pending.append(.plain(block))
+    }
+
+    /// Raises a write's answer, as ``raise(_:)``.
+    func raise(_ completion: WriteCompletion, _ error: DatabaseError?) {
+        loop.assertOnLoop()
+        pending.append(.write(completion, error))
     }
 
     /// Raises `block` from any thread, after the requests posted before it (the API's immediate answers).
@@ -46,7 +72,7 @@ final class Callbacks: @unchecked Sendable {  // `pending` and `spare` are the l
     /// Hands the blocks raised in this turn to the queue; called by the loop at the end of each turn.
     func deliver() {
         guard !pending.isEmpty else { return }
-        var batch: [ConnectionLoop.Work] = []
+        var batch: [Block] = []
         swap(&batch, &spare)
         swap(&batch, &pending)
         guard runsOnLoop else {

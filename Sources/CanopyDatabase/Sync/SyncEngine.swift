@@ -165,7 +165,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     /// `hash` makes a set a compare-and-set (transactions): the server refuses it with `datastale` unless the
     /// data's hash is that.
     func write(_ entries: [(path: Path, value: WriteValue)], merge: Bool, at path: Path, hash: String?,
-               completion: ((DatabaseError?) -> Void)?)
+               completion: WriteCompletion?)
     {
         // The request is encoded here, on the caller's thread, so that the connection's thread only numbers it.
         let action: ClientAction
@@ -194,7 +194,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
                 guard let self else { return }
                 if let local = writes.remove(id: id) { refresh(where: { local.affects($0.path) }) }
                 let error = outcome.isOK ? nil : DatabaseError(status: outcome.status, message: outcome.message)
-                if let completion { callbacks.raise { completion(error) } }
+                if let completion { callbacks.raise(completion, error) }
             }
         }
     }
