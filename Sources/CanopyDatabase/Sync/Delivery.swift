@@ -27,14 +27,17 @@ final class Callbacks: @unchecked Sendable {  // `pending` and `spare` are the l
     let queue: DispatchQueue
     private let loop: ConnectionLoop
     private let runsOnLoop: Bool
-    /// A block to run: any closure, or a write's answer.
+    /// A block to run: any closure, an observer's event, or a write's answer (the last two with their arguments,
+    /// so that no closure is made per event or per write).
     enum Block {
         case plain(() -> Void)
+        case event((DataSnapshot, String?) -> Void, DataSnapshot, previousKey: String?)
         case write(WriteCompletion, DatabaseError?)
 
         func run() {
             switch self {
             case .plain(let block): block()
+            case .event(let block, let snapshot, let previousKey): block(snapshot, previousKey)
             case .write(let completion, let error): completion.block(error, completion.reference)
             }
         }
@@ -56,6 +59,12 @@ final class Callbacks: @unchecked Sendable {  // `pending` and `spare` are the l
     func raise(_ block: @escaping () -> Void) {
         loop.assertOnLoop()
         pending.append(.plain(block))
+    }
+
+    /// Raises an observer's event, as ``raise(_:)``.
+    func raise(_ block: @escaping (DataSnapshot, String?) -> Void, _ snapshot: DataSnapshot, previousKey: String?) {
+        loop.assertOnLoop()
+        pending.append(.event(block, snapshot, previousKey: previousKey))
     }
 
     /// Raises a write's answer, as ``raise(_:)``.

@@ -321,14 +321,14 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
                 case .value:
                     let snapshot = DataSnapshot(reference: reference, node: view.query.result(from: data),
                                                 query: view.query)
-                    callbacks.raise { block(snapshot, nil) }
+                    callbacks.raise(block, snapshot, previousKey: nil)
                 case .childAdded(let key, let node, let previous), .childChanged(let key, let node, let previous),
                      .childMoved(let key, let node, let previous):
                     let snapshot = DataSnapshot(reference: reference.child(key.string), node: node, query: nil)
-                    callbacks.raise { block(snapshot, previous?.string) }
+                    callbacks.raise(block, snapshot, previousKey: previous?.string)
                 case .childRemoved(let key, let node):
                     let snapshot = DataSnapshot(reference: reference.child(key.string), node: node, query: nil)
-                    callbacks.raise { block(snapshot, nil) }
+                    callbacks.raise(block, snapshot, previousKey: nil)
                 }
                 if registration.once { finished.insert(registration.handle) }
             }
