@@ -34,3 +34,16 @@ struct PreparedRequestTests {
         }
     }
 }
+
+extension PreparedRequestTests {
+    @Test("a put carrying its JSON text as written is the encoder's message when the text is in export format")
+    func putOfJSONText() throws {
+        for json in [#"{"pad":"x\"y","seq":7}"#, #""text""#, "12.5", "null", #"{"n":{".sv":"timestamp"}}"#] {
+            let path = try Path("/client-bench/writes")
+            let value = try JSONReader.readData(Array(json.utf8))
+            let encoder = PreparedRequest(.put(PutRequest(target: .node(path), value: value)))
+            let carried = PreparedRequest(putAt: path, json: Array(json.utf8))
+            #expect(carried.message(number: 42) == encoder.message(number: 42))
+        }
+    }
+}

@@ -133,15 +133,15 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {  // i
     private func write(_ value: Any?, priority: Any?, withPriority: Bool,
                        block: (((any Error)?, DatabaseReference) -> Void)?)
     {
-        let written: WriteValue
+        let written: (value: WriteValue, json: [UInt8])
         do {
-            written = try ValueConversion.writeValue(
+            written = try ValueConversion.writeValueAndJSON(
                 withPriority ? ["." + "value": value ?? NSNull(), ".priority": priority ?? NSNull()] : value,
                 depth: path.depth)
         } catch {
             return fail(error, block)
         }
-        database.engine.write([(path, written)], merge: false, at: path, hash: nil,
+        database.engine.write([(path, written.value)], merge: false, at: path, hash: nil, json: written.json,
                               completion: block.map { WriteCompletion(block: $0, reference: self) })
     }
 

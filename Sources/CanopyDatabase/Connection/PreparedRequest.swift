@@ -1,3 +1,4 @@
+import DataModel
 import Wire
 
 /// A write's request encoded where the write was made (the app's thread), all but its number, which the connection
@@ -10,6 +11,12 @@ struct PreparedRequest: Sendable {
 
     init(_ action: ClientAction) {
         tail = ClientMessage.requestTail(for: action)
+    }
+
+    /// A put of `json` at `path`, the JSON text the value conversion wrote (and the data model read back, which
+    /// checked it), copied rather than encoded again.
+    init(putAt path: Path, json: [UInt8]) {
+        tail = ClientMessage.putRequestTail(at: path, data: json)
     }
 
     /// The message's length in bytes with `number`.

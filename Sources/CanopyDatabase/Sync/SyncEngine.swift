@@ -163,20 +163,21 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     /// sends it, and reports the server's answer; a refused write is rolled back with events.
     ///
     /// `hash` makes a set a compare-and-set (transactions): the server refuses it with `datastale` unless the
-    /// data's hash is that.
+    /// data's hash is that. `json`: a set's value as the JSON text it was read from, sent as it is.
     func write(_ entries: [(path: Path, value: WriteValue)], merge: Bool, at path: Path, hash: String?,
-               completion: WriteCompletion?)
+               json: [UInt8]? = nil, completion: WriteCompletion?)
     {
         // The request is encoded here, on the caller's thread, so that the connection's thread only numbers it.
-        let action: ClientAction
+        let request: PreparedRequest
         if merge {
-            action = .merge(MergeRequest(path: path, entries: entries.map { entry in
+            request = PreparedRequest(.merge(MergeRequest(path: path, entries: entries.map { entry in
                 UpdateEntry(target: .node(path.relativePath(to: entry.path) ?? entry.path), value: entry.value)
-            }))
+            })))
+        } else if let json, hash == nil {
+            request = PreparedRequest(putAt: path, json: json)
         } else {
-            action = .put(PutRequest(target: .node(path), value: entries[0].value, hash: hash))
+            request = PreparedRequest(.put(PutRequest(target: .node(path), value: entries[0].value, hash: hash)))
         }
-        let request = PreparedRequest(action)
         loop.post { [self] in
             let id = nextWriteID
             nextWriteID += 1

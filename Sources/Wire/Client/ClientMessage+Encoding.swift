@@ -43,6 +43,24 @@ extension ClientMessage {
         writer.writeRequestTail(of: action)
         return writer.bytes
     }
+
+    /// ``requestTail(for:)`` of a put of `data` at `path`, where `data` is already JSON text (as a client's value
+    /// conversion wrote it, and checked by reading it into a `WriteValue`): copied, not encoded again from the
+    /// data model. The same bytes when `data` is the value in export format.
+    public static func putRequestTail(at path: Path, data: [UInt8]) -> [UInt8] {
+        var writer = JSONWriter(capacity: 48 + data.count)
+        writer.writeKey(WireKey.action)
+        writer.writeString(WireKey.putAction)
+        writer.writeKey(WireKey.body)
+        writer.writeASCII("{")
+        writer.writeKey(WireKey.path, first: true)
+        writer.writePath(path)
+        writer.writeKey(WireKey.data)
+        writer.writeRaw(data)
+        writer.writeASCII("}}")
+        writer.closeObject()
+        return writer.bytes
+    }
 }
 
 extension JSONWriter {
