@@ -89,6 +89,26 @@ struct ConnectionLoopTests {
         #expect(finished.withLock { $0 } - started >= 200_000_000)
     }
 
+    @Test("a timer that is due may cancel another one due at the same time")
+    func dueTimerCancelsAnother() async {
+        let loop = ConnectionLoop()
+        defer { loop.stop() }
+        let log = Log()
+        let done = Mutex(false)
+        loop.perform {
+            var second = 0
+            loop.after(0.05) {
+                log.names.append("first")
+                loop.cancelTimer(second)
+            }
+            second = loop.after(0.05) { log.names.append("second") }
+            loop.after(0.1) { done.withLock { $0 = true } }
+        }
+        #expect(await Self.eventually { done.withLock { $0 } })
+        loop.perform {}
+        #expect(log.names == ["first"])
+    }
+
     @Test("callbacks run on the callback queue in the order raised, on the database's own queue and on an app's")
     func callbacksRunOnTheirQueue() async {
         for ownQueue in [true, false] {

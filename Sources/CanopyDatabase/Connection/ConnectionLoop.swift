@@ -230,13 +230,14 @@ final class ConnectionLoop: @unchecked Sendable {
         spare = batch
     }
 
+    /// Runs the timers due now, one at a time, so that a timer's work may cancel another that is also due.
     private func runTimersDue() {
-        guard let first = timers.first else { return }
+        guard !timers.isEmpty else { return }
         let now = DispatchTime.now().uptimeNanoseconds
-        guard first.deadline <= now else { return }
-        let due = timers.prefix { $0.deadline <= now }
-        timers.removeFirst(due.count)
-        for timer in due { timer.work() }
+        while let first = timers.first, first.deadline <= now {
+            timers.removeFirst()
+            first.work()
+        }
     }
 
     private func wakeUp() {
