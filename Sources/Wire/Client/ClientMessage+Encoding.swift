@@ -48,19 +48,33 @@ extension ClientMessage {
     /// conversion wrote it, and checked by reading it into a `WriteValue`): copied, not encoded again from the
     /// data model. The same bytes when `data` is the value in export format.
     public static func putRequestTail(at path: Path, data: [UInt8]) -> [UInt8] {
-        var writer = JSONWriter(capacity: 48 + data.count)
-        writer.writeKey(WireKey.action)
-        writer.writeString(WireKey.putAction)
-        writer.writeKey(WireKey.body)
-        writer.writeASCII("{")
-        writer.writeKey(WireKey.path, first: true)
+        var writer = JSONWriter(capacity: putTailStart.count + 32 + data.count)
+        writer.writeRaw(putTailStart)
         writer.writePath(path)
-        writer.writeKey(WireKey.data)
+        writer.writeRaw(dataMember)
         writer.writeRaw(data)
         writer.writeASCII("}}")
         writer.closeObject()
         return writer.bytes
     }
+
+    /// `,"a":"p","b":{"p":`, written once.
+    private static let putTailStart: [UInt8] = {
+        var writer = JSONWriter(capacity: 24)
+        writer.writeKey(WireKey.action)
+        writer.writeString(WireKey.putAction)
+        writer.writeKey(WireKey.body)
+        writer.writeASCII("{")
+        writer.writeKey(WireKey.path, first: true)
+        return writer.bytes
+    }()
+
+    /// `,"d":`, written once.
+    private static let dataMember: [UInt8] = {
+        var writer = JSONWriter(capacity: 8)
+        writer.writeKey(WireKey.data)
+        return writer.bytes
+    }()
 }
 
 extension JSONWriter {
