@@ -13,7 +13,8 @@ public enum Route: Sendable {
     /// Answer later, like ``deferred(_:)``, but `answer` places the request's effect in `order` when it is called:
     /// requests pipelined behind this one may then be routed before it is answered (see
     /// ``RequestContext/unansweredAhead``). The server calls `answer` at once, or, when earlier requests placed in
-    /// another order are still unanswered, once they are.
+    /// another order are still unanswered, once they are. Answer it with a response, not a stream: a stream ends the
+    /// requests pipelined behind it.
     case ordered(PipelineOrder, _ answer: @Sendable (PendingResponse) -> Void)
     /// Route the request again once every earlier request on its connection is answered: for a router that cannot
     /// order it behind them (``RequestContext/unansweredAhead``), and would answer from state at once.
