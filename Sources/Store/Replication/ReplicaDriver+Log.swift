@@ -8,7 +8,7 @@ extension ReplicaDriver {
     /// Opens the cluster's log, restores its newest snapshot and follows the log after it; the store serves (and
     /// `loaded` runs) once it applied everything the log held when it opened. On the sequencer.
     func startReplica(loaded: @escaping @Sendable (Result<LoadReport, JournalError>) -> Void) {
-        let started = sequencer.clock()
+        let started = DispatchTime.now().uptimeNanoseconds
         log.open { [self] opened in
             sequencer.queue.async { [self] in
                 switch opened {
@@ -241,7 +241,7 @@ extension ReplicaDriver {
     private func checkCaughtUp() {
         guard let catchUp = replica.catchUp, replica.appliedPosition >= catchUp.position else { return }
         replica.catchUp = nil
-        let seconds = max(0, sequencer.clock() - catchUp.started) / 1000
+        let seconds = max(0, Double(DispatchTime.now().uptimeNanoseconds) - Double(catchUp.started)) / 1e9
         let replayed = replica.replayed
         sequencer.report.withLock { report in
             report.replayedRecords = replayed
