@@ -115,7 +115,8 @@ class ChaosCluster:
             self.lab = NetworkLab()
         self.nats = NatsCluster(self.directory / "nats", lab=self.lab)
         self.nats.start()
-        (self.directory / "clocks").mkdir(exist_ok=True)
+        if self.with_clocks:
+            (self.directory / "clocks").mkdir(exist_ok=True)
         for number in range(CANOPY_NODES):
             clock = WallClock(self.directory / "clocks" / f"c{number + 1}") if self.with_clocks else None
             node = start_canopy_node(self.binary, self.directory, self.nats.urls,
