@@ -180,7 +180,7 @@ let package = Package(
             name: "CanopyDatabaseTests",
             dependencies: [
                 "CanopyDatabase", "Gateway", "HTTPServer", "Auth", "Wire", "DataModel", "Transport", "TestSupport",
-                .product(name: "Logging", package: "swift-log"),
+                "WebSocket", .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["Fixtures"]),
         .testTarget(

@@ -9,6 +9,8 @@
 #   get         GET /bench/item.json (a 22-byte object)
 #   put         PUT /bench/item.json with the same object; the answer echoes the stored value
 #   put-silent  the same PUT with print=silent (204, what firebase-admin's set() sends)
+#   put-pipelined  the same PUT, 16 pipelined at a time on each connection (HTTP/1.1 pipelining; wrk sends a
+#               connection's next 16 once the last 16 are answered)
 # Rounds alternate the scenarios; the table gives each scenario's median requests/s.
 # Environment: BUILD_LOCK (default /tmp/canopy-swift-build.lock) is held for the release build.
 set -euo pipefail
@@ -52,19 +54,23 @@ run() {
     case $name in
         put) script=(-s "$here/rest/put.lua") ;;
         put-silent) script=(-s "$here/rest/put.lua"); url="$url?print=silent" ;;
+        put-pipelined) script=(-s "$here/rest/put-pipelined.lua") ;;
     esac
-    wrk -t1 -c"$connections" -d"${duration}s" --latency "${script[@]}" "$url" > "$out/$name.wrk" 2>&1
+    local depth=()
+    [[ $name == put-pipelined ]] && depth=(-- 16)
+    wrk -t1 -c"$connections" -d"${duration}s" --latency "${script[@]}" "$url" "${depth[@]}" > "$out/$name.wrk" 2>&1
     stop_server
     local rps p50 p99
     rps=$(awk '/^Requests\/sec/ {print $2}' "$out/$name.wrk")
     p50=$(awk '$1 == "50%" {print $2}' "$out/$name.wrk")
     p99=$(awk '$1 == "99%" {print $2}' "$out/$name.wrk")
+    [[ $p99 == 0.00us ]] && p99="n/a"  # wrk times a pipelined batch, not each request
     echo "$rps $p50 $p99"
 }
 
 declare -A results
 for round in $(seq "$rounds"); do
-    for name in get put put-silent; do
+    for name in get put put-silent put-pipelined; do
         line=$(run "$name")
         echo "round $round $name: $line" >&2
         results[$name]+="$line"$'\n'
@@ -73,7 +79,7 @@ done
 
 echo "| scenario | requests/s (median of $rounds) | p50 | p99 | all rounds (requests/s) |"
 echo "|---|---|---|---|---|"
-for name in get put put-silent; do
+for name in get put put-silent put-pipelined; do
     sorted=$(printf '%s' "${results[$name]}" | sort -n -k1,1)
     median=$(printf '%s\n' "$sorted" | sed -n "$(( (rounds + 1) / 2 ))p")
     all=$(printf '%s' "${results[$name]}" | awk '{printf "%s%.0f", (NR>1?", ":""), $1}')

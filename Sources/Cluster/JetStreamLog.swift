@@ -94,11 +94,11 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         }
     }
 
-    public func open(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void) {
+    public func open(completion: @escaping @Sendable (Result<Void, ReplicationError>) -> Void) {
         DispatchQueue.global().async { [self] in completion(openNow()) }
     }
 
-    private func openNow() -> Result<UInt64, ReplicationError> {
+    private func openNow() -> Result<Void, ReplicationError> {
         var created: OpaquePointer?
         let closure = Unmanaged.passUnretained(self).toOpaque()
         var status = canopy_js_context(&created, cluster.connection, { _, message, ack, error, closure in
@@ -113,6 +113,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
             return .failure(ReplicationError("JetStream context: \(NATSCluster.text(status))"))
         }
         handles.withLock { $0.context = created }
+        // The stream's last sequence as the answering server knows it: not trusted (``lastPosition(completion:)``).
         var last: UInt64 = 0
         var error = jsErrCode(rawValue: 0)
         for _ in 0..<60 {
@@ -126,7 +127,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
             return .failure(ReplicationError("stream \(stream): \(NATSCluster.text(status)) (JetStream error \(error.rawValue))"))
         }
         startRetryTimer()
-        return .success(last)
+        return .success(())
     }
 
     /// The JetStream context, once the log is open.

@@ -11,9 +11,9 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     // Every property is owned by `connection.loop.queue`.
 
     private enum Mode {
-        /// Speaking HTTP, with the parser; it is released when the connection becomes a WebSocket, so that an idle
-        /// WebSocket keeps none of it (the parser is about 200 bytes even with its buffers released).
-        case http(HTTPParserBox)
+        /// Speaking HTTP, with the parser and the answers owed; released when the connection becomes a WebSocket,
+        /// so that an idle WebSocket keeps none of it (the parser is about 200 bytes even with its buffers released).
+        case http(HTTPExchange)
         /// A TLS connection's WebSocket: its events pass through here, to be decrypted.
         case webSocket(WebSocketSession)
         /// A plain connection handed to its WebSocket session, which is now the connection's handler.
@@ -28,10 +28,6 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     private var mode: Mode
     /// Whether plaintext held by ``tls`` already took the connection past its outbound hard limit (reported once).
     private var plaintextOverLimit = false
-    /// Set while a deferred response is outstanding: later pipelined requests wait in the parser.
-    private var awaitingResponse = false
-    /// Whether the request being answered is a `HEAD` (its answer goes without the body).
-    private var answeringHead = false
     /// How long a client may take to send a request's head (``ServerConfiguration/handshakeTimeoutSeconds``).
     private var handshakeTimeout: UInt64 { server.handshakeTimeoutNanoseconds }
 
@@ -39,9 +35,15 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
         self.connection = connection
         self.server = server
         self.tls = tls
-        mode = .http(HTTPParserBox(HTTPRequestParser(limits: server.configuration.httpLimits)))
+        mode = .http(HTTPExchange(HTTPRequestParser(limits: server.configuration.httpLimits)))
         connection.policy = server.connectionPolicy
         connection.handshakeDeadline = MonotonicClock.nowNanoseconds() &+ handshakeTimeout
+    }
+
+    /// The HTTP state, while the connection speaks HTTP.
+    private var exchange: HTTPExchange? {
+        if case .http(let exchange) = mode { return exchange }
+        return nil
     }
 
     // MARK: - Inbound
@@ -82,48 +84,97 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     }
 
     private func processRequests() {
-        while case .http(let http) = mode, !awaitingResponse, !connection.isClosed, let event = http.parser.next() {
+        while let exchange, exchange.owed.held == nil, !exchange.lastRequestRouted,
+              exchange.owed.mayRouteBehind(heldLimit: heldAnswersLimit), !connection.isClosed,
+              let event = exchange.parser.next()
+        {
             switch event {
             case .expectContinue:
-                sendPlaintext(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+                // A 100 goes out in order too: the client sends the body only once it has it.
+                if exchange.owed.isEmpty {
+                    sendPlaintext(Self.continueResponse)
+                } else {
+                    exchange.owed.continueOwed = true
+                }
             case .failure(let error):
-                answeringHead = false
-                respondAndClose(.error(error.status, message: error.message), reason: "bad request: \(error.status.code)")
+                exchange.lastRequestRouted = true
+                let number = exchange.owed.owe(OwedAnswers.Manner(keepAlive: false, isHead: false), placement: .none)
+                record(number, .response(.error(error.status, message: error.message)), in: exchange)
                 return
             case .request(let request):
+                exchange.owed.continueOwed = false  // a client that sent its body anyway needs no 100 any more
                 connection.handshakeDeadline = nil
-                handle(request)
+                handle(request, in: exchange)
             }
         }
         // Bytes held back behind an answer still owed are not a slow client: the deadline waits for that answer.
-        if case .http(let http) = mode, !awaitingResponse, !connection.isClosed, connection.handshakeDeadline == nil,
-           http.parser.hasPartialRequest
+        if let exchange, exchange.owed.isEmpty, !connection.isClosed, connection.handshakeDeadline == nil,
+           exchange.parser.hasPartialRequest
         {
             connection.handshakeDeadline = MonotonicClock.nowNanoseconds() &+ handshakeTimeout
         }
     }
 
-    private func handle(_ request: HTTPRequest) {
-        let context = RequestContext(remoteAddress: connection.remoteAddress, isSecure: tls != nil)
-        // HEAD is answered as GET would be, without the body (RFC 9110 §9.3.2).
-        var routed = request
-        answeringHead = request.head.method == "HEAD"
-        if answeringHead { routed.head.method = "GET" }
-        switch server.route(routed, context: context) {
+    /// How many bytes of answers may wait behind an unanswered request, with what waits to be written, before no
+    /// more requests are routed: the outbound high-water mark, so that sending them all stays far below the hard
+    /// limit.
+    private var heldAnswersLimit: Int { connection.limits.highWaterMark - connection.pendingOutboundBytes }
+
+    private static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+
+    private func handle(_ request: HTTPRequest, in exchange: HTTPExchange) {
+        let manner = OwedAnswers.Manner(keepAlive: request.head.keepAlive, isHead: request.head.method == "HEAD")
+        if !manner.keepAlive { exchange.lastRequestRouted = true }
+        let context = context(ahead: exchange.owed.orderAhead)
+        let route = server.route(request.routedAsGET(manner.isHead), context: context)
+        start(route, for: request, manner: manner, in: exchange)
+    }
+
+    private func context(ahead: PipelineOrder?) -> RequestContext {
+        RequestContext(remoteAddress: connection.remoteAddress, isSecure: tls != nil, unansweredAhead: ahead)
+    }
+
+    /// Starts what `route` says for `request`: at once, or, when it cannot be ordered behind the answers owed,
+    /// once they are sent.
+    private func start(_ route: Route, for request: HTTPRequest, manner: OwedAnswers.Manner, in exchange: HTTPExchange) {
+        switch route {
         case .respond(let response):
-            if request.head.keepAlive {
-                sendPlaintext(response.encoded(includingBody: !answeringHead))
+            record(exchange.owed.owe(manner, placement: .none), .response(response), in: exchange)
+        case .ordered(let order, let answer) where exchange.owed.isEmpty || exchange.owed.orderAhead == order:
+            answer(PendingResponse(owner: self, number: exchange.owed.owe(manner, placement: .order(order))))
+        case .deferred, .ordered, .webSocket, .stream, .routeWhenAnswered:
+            guard exchange.owed.isEmpty else {
+                exchange.owed.held = HeldRoute(route: route, request: request, manner: manner)
+                return
+            }
+            startAlone(route, for: request, manner: manner, in: exchange)
+        }
+    }
+
+    /// Starts a route that nothing owed is ahead of.
+    private func startAlone(_ route: Route, for request: HTTPRequest, manner: OwedAnswers.Manner,
+                            in exchange: HTTPExchange)
+    {
+        switch route {
+        case .respond, .ordered:
+            start(route, for: request, manner: manner, in: exchange)
+        case .routeWhenAnswered:
+            // Nothing is owed now, so the router answers it this time; should it not, the request is refused.
+            let rerouted = server.route(request.routedAsGET(manner.isHead), context: context(ahead: nil))
+            if case .routeWhenAnswered = rerouted {
+                let refusal = HTTPResponse.error(.internalServerError, message: "unroutable")
+                record(exchange.owed.owe(manner, placement: .none), .response(refusal), in: exchange)
             } else {
-                respondAndClose(response, reason: "request done")
+                start(rerouted, for: request, manner: manner, in: exchange)
             }
         case .deferred(let answer):
-            awaitingResponse = true
-            answer(PendingResponse(owner: self, keepAlive: request.head.keepAlive))
-        case .webSocket where answeringHead:
-            respondAndClose(.error(.badRequest, message: "a WebSocket upgrade must be a GET"), reason: "HEAD upgrade")
+            answer(PendingResponse(owner: self, number: exchange.owed.owe(manner, placement: .unordered)))
+        case .webSocket where manner.isHead:
+            respondAndClose(.error(.badRequest, message: "a WebSocket upgrade must be a GET"), isHead: true,
+                            reason: "HEAD upgrade")
         case .webSocket(let makeDelegate):
             upgrade(request, makeDelegate: makeDelegate)
-        case .stream(let head, _) where answeringHead:
+        case .stream(let head, _) where manner.isHead:
             sendPlaintext(head.encoded())
             closeAfterFlush(reason: .local("HEAD of a stream"))
         case .stream(let head, let start):
@@ -145,11 +196,11 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     ) {
         switch server.webSocketUpgrade.negotiate(request.head) {
         case .failure(let rejection):
-            respondAndClose(rejection.response, reason: "websocket handshake rejected")
+            respondAndClose(rejection.response, isHead: false, reason: "websocket handshake rejected")
         case .success(let accepted):
             sendPlaintext(accepted.response.encoded())
             var leftover: [UInt8] = []
-            if case .http(let http) = mode { leftover = http.parser.takeUnparsedBytes() }
+            if let exchange { leftover = exchange.parser.takeUnparsedBytes() }
             let session = WebSocketSession(
                 connection: connection, server: server, tls: tls == nil ? nil : self, machine: accepted.machine)
             if tls == nil {
@@ -166,34 +217,48 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
         }
     }
 
-    /// Sends the answer to a deferred request, then goes on with requests that arrived behind it.
-    func completeDeferred(_ response: HTTPResponse, keepAlive: Bool) {
-        guard awaitingResponse, !connection.isClosed else { return }
-        awaitingResponse = false
-        if keepAlive {
-            sendPlaintext(response.encoded(includingBody: !answeringHead))
-            processRequests()
-        } else {
-            respondAndClose(response, reason: "request done")
-        }
+    /// Records the answer to request `number` (from the loop, handed over by ``PendingResponse``), then goes on
+    /// with the requests that wait behind it.
+    func complete(_ number: UInt64, with answer: OwedAnswers.Answer) {
+        guard !connection.isClosed, let exchange else { return }
+        record(number, answer, in: exchange)
+        processRequests()
     }
 
-    /// Answers a deferred request with a streaming response.
-    func completeDeferred(streaming head: HTTPResponseHead, start: @Sendable (ResponseStream) -> Void) {
-        guard awaitingResponse, !connection.isClosed else { return }
-        awaitingResponse = false
-        guard !answeringHead else {
-            sendPlaintext(head.encoded())
-            return closeAfterFlush(reason: .local("HEAD of a stream"))
+    /// Records the answer to request `number`, and sends every answer now next in request order. Once nothing is
+    /// owed, a held request starts.
+    private func record(_ number: UInt64, _ answer: OwedAnswers.Answer, in exchange: HTTPExchange) {
+        exchange.owed.answer(number, with: answer)
+        while let (answer, manner) = exchange.owed.takeReady() {
+            switch answer {
+            case .response(let response) where manner.keepAlive:
+                sendPlaintext(response.encoded(includingBody: !manner.isHead))
+            case .response(let response):
+                return respondAndClose(response, isHead: manner.isHead, reason: "request done")
+            case .stream(let head, _) where manner.isHead:
+                sendPlaintext(head.encoded())
+                return closeAfterFlush(reason: .local("HEAD of a stream"))
+            case .stream(let head, let start):
+                // Nothing is pipelined behind a stream: its request waited for every answer ahead of it.
+                return beginStream(head: head, start: start)
+            }
         }
-        beginStream(head: head, start: start)
+        guard exchange.owed.isEmpty else { return }
+        if exchange.owed.continueOwed {
+            exchange.owed.continueOwed = false
+            sendPlaintext(Self.continueResponse)
+        }
+        if let held = exchange.owed.held {
+            exchange.owed.held = nil
+            startAlone(held.route, for: held.request, manner: held.manner, in: exchange)
+        }
     }
 
     // MARK: - Outbound
 
     /// Sends `response` with `Connection: close`, then closes once it is out.
-    private func respondAndClose(_ response: HTTPResponse, reason: String) {
-        sendPlaintext(response.encodedClosingConnection(includingBody: !answeringHead))
+    private func respondAndClose(_ response: HTTPResponse, isHead: Bool, reason: String) {
+        sendPlaintext(response.encodedClosingConnection(includingBody: !isHead))
         closeAfterFlush(reason: .local(reason))
     }
 
@@ -258,7 +323,7 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     func connectionDidBecomeIdle(_ connection: Connection) {
         if case .webSocket(let session) = mode {
             session.idle()
-        } else if !awaitingResponse {
+        } else if exchange?.owed.isEmpty ?? true {
             // A connection waiting for the server's own answer is not idle.
             connection.close(reason: .idleTimeout)
         }
@@ -283,7 +348,11 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     }
 
     func connectionDidDrain(_ connection: Connection) {
-        if case .webSocket(let session) = mode { session.delegate?.webSocketSessionDidDrain(session) }
+        switch mode {
+        case .webSocket(let session): session.delegate?.webSocketSessionDidDrain(session)
+        case .http: processRequests()  // requests that waited for the answers ahead of them to go out
+        case .upgraded, .stream: break
+        }
     }
 
     func connectionShouldShutDown(_ connection: Connection) {
@@ -314,9 +383,23 @@ final class ServerConnection: ConnectionHandler, @unchecked Sendable {
     }
 }
 
-/// An HTTP parser behind a reference, so that a connection can let go of it when it stops speaking HTTP.
-private final class HTTPParserBox {
+extension HTTPRequest {
+    /// The request as routed: a `HEAD` is answered as a `GET` would be, without the body (RFC 9110 §9.3.2).
+    fileprivate func routedAsGET(_ isHead: Bool) -> HTTPRequest {
+        guard isHead else { return self }
+        var routed = self
+        routed.head.method = "GET"
+        return routed
+    }
+}
+
+/// A connection's HTTP state behind a reference, so that the connection lets go of it when it stops speaking HTTP:
+/// the parser, and the answers owed.
+private final class HTTPExchange {
     var parser: HTTPRequestParser
+    var owed = OwedAnswers()
+    /// Set once a request that ends the connection was routed: nothing after it is read.
+    var lastRequestRouted = false
 
     init(_ parser: HTTPRequestParser) {
         self.parser = parser

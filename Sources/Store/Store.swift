@@ -104,6 +104,12 @@ public final class Store: @unchecked Sendable {
     /// not applied yet (read with ``inOrderAtLogHead(publishing:_:)``).
     public var current: StoreSnapshot? { sequencer.published }
 
+    /// Whether the store is a replica of a cluster's log: then an in-order read holds every write this node submitted
+    /// before it, but maybe not every write other nodes acknowledged (its replica may lag, or follow a NATS server
+    /// cut off from the others). A reader that must see those waits for the log's head first
+    /// (``awaitLogHead(resumingOn:_:)``).
+    public var isReplica: Bool { !driver.publishesCurrent }
+
     // MARK: - The sequencer
 
     /// Runs `body` on the sequencer after everything submitted before, with the state as it is there.

@@ -10,7 +10,7 @@ import Wire
 struct PersistentConnectionTests {
     /// Records what the connection reports, for the test to wait on.
     final class Recorder: PersistentConnectionDelegate, @unchecked Sendable {
-        // Touched on the connection's queue and read under the mutex.
+        // Touched on the connection's loop and read under the mutex.
         private let state = Mutex(State())
         struct State {
             var connects = 0
@@ -41,15 +41,15 @@ struct PersistentConnectionTests {
         }
     }
 
-    static func connection(to server: ServerUnderTest, queue: DispatchQueue, delegate: Recorder)
+    static func connection(to server: ServerUnderTest, loop: ConnectionLoop, delegate: Recorder)
         -> PersistentConnection
     {
         var settings = PersistentConnection.Settings(
             host: "127.0.0.1", port: Int(server.port), secure: false, namespace: "client-tests")
         settings.minimumBackoff = 0.05
         settings.maximumBackoff = 0.2
-        let connection = PersistentConnection(settings: settings, queue: queue)
-        queue.sync {
+        let connection = PersistentConnection(settings: settings, loop: loop)
+        loop.perform {
             connection.delegate = delegate
             connection.goOnline()
         }
@@ -73,42 +73,44 @@ struct PersistentConnectionTests {
     @Test("listens get the data and later changes; writes are acknowledged in order")
     func listenAndWrite() async throws {
         let server = try ServerUnderTest()
-        let queue = DispatchQueue(label: "client")
+        let loop = ConnectionLoop()
+        defer { loop.stop() }
         let recorder = Recorder()
-        let connection = Self.connection(to: server, queue: queue, delegate: recorder)
+        let connection = Self.connection(to: server, loop: loop, delegate: recorder)
         let path = try Path("/rooms/r1")
-        queue.sync {
+        loop.perform {
             connection.listen(ListenRequest(path: path), currentHash: { "" }, onComplete: recorder.record("listen"))
         }
         #expect(await Self.eventually { recorder.read { $0.outcomes["listen"]?.isOK == true } })
-        queue.sync {
-            connection.write(try! Self.put("/rooms/r1", #"{"title":"Lobby"}"#), onComplete: recorder.record("w1"))
-            connection.write(try! Self.put("/rooms/r1/title", #""Kitchen""#), onComplete: recorder.record("w2"))
+        loop.perform {
+            connection.write(PreparedRequest(try! Self.put("/rooms/r1", #"{"title":"Lobby"}"#)), onComplete: recorder.record("w1"))
+            connection.write(PreparedRequest(try! Self.put("/rooms/r1/title", #""Kitchen""#)), onComplete: recorder.record("w2"))
         }
         #expect(await Self.eventually { recorder.read { $0.outcomes["w2"]?.isOK == true } })
         #expect(recorder.read { $0.outcomes["w1"]?.isOK } == true)
         // Each change is pushed where it happened, after the listen's initial data.
         #expect(recorder.lastData(at: path) == (try Self.node(#"{"title":"Lobby"}"#)))
         #expect(recorder.lastData(at: try Path("/rooms/r1/title")) == (try Self.node(#""Kitchen""#)))
-        queue.sync { connection.goOffline() }
+        loop.perform { connection.goOffline() }
     }
 
     @Test("a server restart costs nothing: listens are re-sent and writes made meanwhile go out in order")
     func surviveRestart() async throws {
         let server = try ServerUnderTest()
-        let queue = DispatchQueue(label: "client")
+        let loop = ConnectionLoop()
+        defer { loop.stop() }
         let recorder = Recorder()
-        let connection = Self.connection(to: server, queue: queue, delegate: recorder)
+        let connection = Self.connection(to: server, loop: loop, delegate: recorder)
         let path = try Path("/counter")
-        queue.sync {
+        loop.perform {
             connection.listen(ListenRequest(path: path), currentHash: { "" }, onComplete: recorder.record("listen"))
         }
         #expect(await Self.eventually { recorder.read { $0.connects == 1 && $0.outcomes["listen"] != nil } })
         server.stop()
         #expect(await Self.eventually { recorder.read { $0.disconnects == 1 } })
-        queue.sync {
+        loop.perform {
             for value in 1...3 {
-                connection.write(try! Self.put("/counter", "\(value)"), onComplete: recorder.record("w\(value)"))
+                connection.write(PreparedRequest(try! Self.put("/counter", "\(value)")), onComplete: recorder.record("w\(value)"))
             }
         }
         try server.start()
@@ -117,6 +119,6 @@ struct PersistentConnectionTests {
         #expect(recorder.read { $0.connects } == 2)
         // The listen is held again: the last write's value was pushed on the new connection.
         #expect(await Self.eventually { recorder.lastData(at: path) == (try? Self.node("3")) })
-        queue.sync { connection.goOffline() }
+        loop.perform { connection.goOffline() }
     }
 }

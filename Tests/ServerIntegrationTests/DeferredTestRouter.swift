@@ -11,14 +11,34 @@ import Synchronization
 /// - `/hold`: deferred, kept until the test completes it (``held(_:)``).
 /// - `/twice`: deferred, completed twice in a row (bodies `first`, then `second`).
 /// - `/race`: deferred, completed at the same time from two threads (bodies `one` and `two`).
+/// - `/ordered?order=<name>`: placed in that order (`.ordered`), kept until the test completes it (``held(_:)``).
+/// - `/ahead`: answered at once with the order the request found ahead of it (``RequestContext/unansweredAhead``),
+///   `-` for none.
+/// - `/.table`: the same, through a ``RouteTable``, whose handlers are never pipelined.
+/// - `/big?size=<bytes>`: answered at once with a body of that many bytes.
 final class DeferredTestRouter: Router {
     private let pending = Mutex<[String: PendingResponse]>([:])
     private let routed = Mutex<[String]>([])
+    private static let table: RouteTable<Void> = {
+        var table = RouteTable<Void>()
+        table.add(.exact("/.table")) { _, _, context in .respond(answer(context.unansweredAhead?.name ?? "-")) }
+        table.add(.prefix("/.other/")) { _, _, _ in .respond(answer("other")) }
+        return table
+    }()
 
     func route(_ request: HTTPRequest, context: RequestContext) -> Route {
         let id = Self.parameter("id", in: request.head.query) ?? ""
         routed.withLock { $0.append(id) }
+        if let route = Self.table.route(request, context: context, owner: ()) { return route }
         switch request.head.path {
+        case "/ordered":
+            let order = PipelineOrder(Self.parameter("order", in: request.head.query) ?? "")
+            return .ordered(order) { [self] pending in self.pending.withLock { $0[id] = pending } }
+        case "/big":
+            let size = Int(Self.parameter("size", in: request.head.query) ?? "") ?? 0
+            return .respond(HTTPResponse(status: .ok, headers: HTTPHeaders(), body: [UInt8](repeating: 0x61, count: size)))
+        case "/ahead":
+            return .respond(Self.answer(context.unansweredAhead?.name ?? "-"))
         case "/now":
             return .respond(Self.answer(id))
         case "/later":
@@ -56,6 +76,11 @@ final class DeferredTestRouter: Router {
 
     /// The ids of the requests routed so far, in order.
     var routedIDs: [String] { routed.withLock { $0 } }
+
+    /// Whether request `id`'s answer is held now (its route started), without waiting.
+    func isHeld(_ id: String) -> Bool {
+        pending.withLock { $0[id] != nil }
+    }
 
     /// The held answer of request `id`, once routed (waits up to 10 s), removed from the router.
     func held(_ id: String) -> PendingResponse? {

@@ -188,8 +188,8 @@ final class MemoryLog: @unchecked Sendable {
             self.node = node
         }
 
-        func open(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void) {
-            completion(.success(UInt64(log.count)))
+        func open(completion: @escaping @Sendable (Result<Void, ReplicationError>) -> Void) {
+            completion(.success(()))
         }
 
         func lastPosition(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void) {
@@ -264,6 +264,22 @@ struct StoreReplicationTests {
             await Task.yield()
         }
         return false
+    }
+
+    @Test("a starting replica catches up to the head the log tells: while it cannot tell, the store does not load")
+    func startCatchesUpToTheToldHead() async throws {
+        let log = MemoryLog()
+        let writer = try Self.replicas(1, on: log)[0]
+        for value in 0..<30 { _ = await writer.store.apply(try Fixture.set("/k", "\(value)")) }
+        log.failHeadQuestions(3)
+        let asked = log.headQuestions
+        let late = try Store(configuration: StoreConfiguration(clock: StoreConfiguration.systemClock,
+                                                               replication: log.node("late")))
+        #expect(late.waitUntilLoaded() == nil)
+        // Three failed questions and the one answered: the opening server's word was not taken.
+        #expect(log.headQuestions - asked >= 4)
+        #expect(late.loadReport.replayedRecords >= 30)
+        #expect(await late.tree.descendant(at: try Fixture.path("/k")) == (try Fixture.node("29")))
     }
 
     @Test("writes from every node take one order: the same tree and the same change records everywhere")

@@ -17,7 +17,9 @@ public struct DatabaseConfiguration: Sendable {
     public var trustedCertificatesPath: String?
     /// A credential (an ID token, or the server's admin credential) sent with every connection; `nil`: none.
     public var authToken: String?
-    /// Where blocks run: the main queue on macOS, a serial queue of the database's own elsewhere.
+    /// Where blocks run: the main queue on macOS, a serial queue of the database's own elsewhere. The
+    /// database's own queue is run by its connection's thread (through `sync`): a block there that waits for the
+    /// database's network work (a semaphore that a server change seen elsewhere signals) stalls the connection.
     public var callbackQueue: DispatchQueue?
 
     /// A configuration for `namespace` on `host`:`port`.
@@ -77,8 +79,10 @@ public final class Database: @unchecked Sendable {  // immutable; the engine is 
         self.configuration = configuration
         #if canImport(Darwin)
         callbackQueue = configuration.callbackQueue ?? .main
+        let ownQueue = false
         #else
         callbackQueue = configuration.callbackQueue ?? DispatchQueue(label: "canopy.database.callbacks")
+        let ownQueue = configuration.callbackQueue == nil
         #endif
         var settings = PersistentConnection.Settings(
             host: configuration.host, port: configuration.port, secure: configuration.secure,
@@ -87,8 +91,12 @@ public final class Database: @unchecked Sendable {  // immutable; the engine is 
         if configuration.secure {
             settings.tlsContext = try? TLSContext.client(trustedCAPath: configuration.trustedCertificatesPath)
         }
-        engine = SyncEngine(settings: settings, callbackQueue: callbackQueue)
+        engine = SyncEngine(settings: settings, callbackQueue: callbackQueue, ownQueue: ownQueue)
         engine.database = self
+    }
+
+    deinit {
+        engine.shutDown()
     }
 
     /// The database's URL.
@@ -108,11 +116,11 @@ public final class Database: @unchecked Sendable {  // immutable; the engine is 
 
     /// Connects again after ``goOffline()``.
     public func goOnline() {
-        engine.inbox.post { [engine] in engine.connection.goOnline() }
+        engine.loop.post { [engine] in engine.connection.goOnline() }
     }
 
     /// Disconnects; writes wait (and local observers still see them) until ``goOnline()``.
     public func goOffline() {
-        engine.inbox.post { [engine] in engine.connection.goOffline() }
+        engine.loop.post { [engine] in engine.connection.goOffline() }
     }
 }

@@ -104,7 +104,8 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {  // i
         } catch {
             return fail(error, block)
         }
-        database.engine.write(entries, merge: true, at: path, hash: nil) { error in block?(error, self) }
+        database.engine.write(entries, merge: true, at: path, hash: nil,
+                              completion: block.map { WriteCompletion(block: $0, reference: self) })
     }
 
     /// Writes each child path of `values`; returns once acknowledged.
@@ -132,15 +133,16 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {  // i
     private func write(_ value: Any?, priority: Any?, withPriority: Bool,
                        block: (((any Error)?, DatabaseReference) -> Void)?)
     {
-        let written: WriteValue
+        let written: (value: WriteValue, json: [UInt8])
         do {
-            written = try ValueConversion.writeValue(
+            written = try ValueConversion.writeValueAndJSON(
                 withPriority ? ["." + "value": value ?? NSNull(), ".priority": priority ?? NSNull()] : value,
                 depth: path.depth)
         } catch {
             return fail(error, block)
         }
-        database.engine.write([(path, written)], merge: false, at: path, hash: nil) { error in block?(error, self) }
+        database.engine.write([(path, written.value)], merge: false, at: path, hash: nil, json: written.json,
+                              completion: block.map { WriteCompletion(block: $0, reference: self) })
     }
 
     private func fail(_ error: any Error, _ block: (((any Error)?, DatabaseReference) -> Void)?) {
@@ -252,10 +254,10 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {  // i
 
     private func onDisconnect(_ action: ClientAction, _ block: (((any Error)?, DatabaseReference) -> Void)?) {
         let engine = database.engine
-        engine.inbox.post {
+        engine.loop.post {
             engine.connection.onDisconnect(action) { outcome in
                 let error = outcome.isOK ? nil : DatabaseError(status: outcome.status, message: outcome.message)
-                engine.callbacks.post { block?(error, self) }
+                engine.callbacks.raise { block?(error, self) }
             }
         }
     }

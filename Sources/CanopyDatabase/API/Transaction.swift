@@ -122,7 +122,7 @@ extension DatabaseReference {
         let engine = database.engine
         engine.serverData(at: path) { [self] result in
             // The block is the caller's code: it runs on the callback queue, never on the engine's.
-            engine.callbacks.post { [self] in decide(result, block, attempt: attempt, completion: completion) }
+            engine.callbacks.raise { [self] in decide(result, block, attempt: attempt, completion: completion) }
         }
     }
 
@@ -139,13 +139,16 @@ extension DatabaseReference {
                 completion?(nil, false, DataSnapshot(reference: self, node: current, query: nil))
                 return
             }
-            engine.write([(path, WriteValue(node: node))], merge: false, at: path, hash: current.hash) { error in
+            let answered = WriteCompletion(block: { error, _ in
+                let error = error as? DatabaseError
                 if error?.status == "datastale", attempt < Self.maxTransactionAttempts {
                     // Somebody wrote first: try again on their data, after a random pause that grows with the
                     // attempts, so that clients racing on one location do not keep colliding.
                     let pause = Double.random(in: 0...min(0.005 * Double(attempt * attempt), 0.5))
-                    return run(on: engine.queue, after: pause) {
-                        self.attemptTransaction(block, attempt: attempt + 1, completion: completion)
+                    return engine.loop.post {
+                        engine.loop.after(pause) {
+                            self.attemptTransaction(block, attempt: attempt + 1, completion: completion)
+                        }
                     }
                 }
                 let failure = error?.status == "datastale"
@@ -153,7 +156,9 @@ extension DatabaseReference {
                     : error
                 let written = failure == nil ? node : current
                 completion?(failure, failure == nil, DataSnapshot(reference: self, node: written, query: nil))
-            }
+            }, reference: self)
+            engine.write([(path, WriteValue(node: node))], merge: false, at: path, hash: current.hash,
+                         completion: answered)
         }
     }
 }

@@ -11,13 +11,14 @@ public struct ClientSocketError: Error, Sendable, Equatable, CustomStringConvert
     public let description: String
 }
 
-/// One TCP connection to a server, owned by a serial queue: resolved and connected without blocking that queue,
-/// read by a dispatch read source and written directly, or through a dispatch write source while the socket is full.
+/// One TCP connection to a server, owned by a ``ConnectionLoop``: resolved off the loop, connected without
+/// blocking it, read when the loop's `poll` says so, and written once per turn of the loop (one `send` for a burst
+/// of pipelined requests, not one each).
 ///
-/// Portable to Linux and macOS (Dispatch only, no epoll or kqueue of its own). Every method is called on `queue`,
-/// and every event is delivered there.
-final class ClientSocket: @unchecked Sendable {
-    // Every mutable property is owned by `queue`.
+/// Portable to Linux and macOS (`poll`, no epoll or kqueue). Every method is called on the loop's thread, and
+/// every event is delivered there.
+final class ClientSocket: LoopDescriptor, @unchecked Sendable {
+    // Every mutable property is owned by the loop's thread.
 
     /// What the socket reports.
     enum Event {
@@ -29,30 +30,25 @@ final class ClientSocket: @unchecked Sendable {
         case closed(ClientSocketError?)
     }
 
-    private let queue: DispatchQueue
+    private let loop: ConnectionLoop
     private let onEvent: (Event) -> Void
-    private var descriptor: Int32 = -1
-    private var readSource: (any DispatchSourceRead)?
-    private var writeSource: (any DispatchSourceWrite)?
+    private(set) var descriptor: Int32 = -1
     private var connecting = true
+    /// Whether the kernel refused output and the loop should say when it can take more.
+    private var blocked = false
     private var unsent: [UInt8] = []
     private var unsentOffset = 0
     private var isClosed = false
-    /// Whether a flush is queued for the end of this turn.
-    private var flushScheduled = false
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
-    /// Sources not yet cancelled completely; the descriptor waits for them.
-    private var liveSources = 0
-    private var descriptorToClose: Int32 = -1
 
     /// Connects to `host`:`port`; `onEvent` hears `.connected`, then bytes, then one `.closed`.
-    init(host: String, port: Int, queue: DispatchQueue, onEvent: @escaping (Event) -> Void) {
-        self.queue = queue
+    init(host: String, port: Int, loop: ConnectionLoop, onEvent: @escaping (Event) -> Void) {
+        self.loop = loop
         self.onEvent = onEvent
-        // Name resolution blocks: done off the queue.
+        // Name resolution blocks: done off the loop.
         DispatchQueue.global().async { [self] in
             let resolved = Self.resolve(host: host, port: port)
-            queue.async { [self] in
+            loop.post { [self] in
                 switch resolved {
                 case .success(let address): start(address)
                 case .failure(let error): finish(error)
@@ -61,8 +57,9 @@ final class ClientSocket: @unchecked Sendable {
         }
     }
 
-    /// Queues `bytes`; they go out in order once connected, with everything else written in the same turn of the
-    /// queue (one `send` for a burst of pipelined requests, not one each).
+    var wantsWritable: Bool { descriptor >= 0 && (connecting || blocked) }
+
+    /// Queues `bytes`; they go out in order once connected, at the end of the loop's turn.
     func write(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { source in write(count: source.count) { $0.copyMemory(from: source) } }
     }
@@ -70,27 +67,16 @@ final class ClientSocket: @unchecked Sendable {
     /// Queues `count` bytes that `fill` writes in place (a frame encoded straight into the output, no copy), as
     /// ``write(_:)``.
     func write(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.assertOnLoop()
         guard !isClosed else { return }
         let start = unsent.count
         unsent.append(contentsOf: repeatElement(0, count: count))
         unsent.withUnsafeMutableBytes { fill(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
-        scheduleFlush()
-    }
-
-    /// Sends what is queued at the end of this turn of the queue.
-    private func scheduleFlush() {
-        guard !connecting, writeSource == nil, !flushScheduled else { return }
-        flushScheduled = true
-        queue.async { [self] in
-            flushScheduled = false
-            if !isClosed, !connecting, writeSource == nil { flush() }
-        }
     }
 
     /// Closes now; pending output is dropped and no event follows.
     func close() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.assertOnLoop()
         guard !isClosed else { return }
         isClosed = true
         tearDown()
@@ -150,7 +136,7 @@ final class ClientSocket: @unchecked Sendable {
         }
         if result != 0 && errno != EINPROGRESS { return finish(Self.systemError("connect")) }
         // Connected (or failed) when the socket becomes writable.
-        waitUntilWritable()
+        loop.watch(self)
     }
 
     private func connected() {
@@ -161,18 +147,15 @@ final class ClientSocket: @unchecked Sendable {
             return finish(ClientSocketError(description: "connect failed: \(String(cString: strerror(error)))"))
         }
         connecting = false
-        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
-        source.setEventHandler { [weak self] in self?.readAvailable() }
-        watch(source)
-        source.resume()
-        readSource = source
         onEvent(.connected)
-        if !isClosed, !unsent.isEmpty { flush() }
     }
 
-    // MARK: - Reading and writing
+    // MARK: - The loop's calls
 
-    private func readAvailable() {
+    func readable() {
+        guard !isClosed else { return }
+        // A failed connect reports an error (or a hang-up) before the socket is writable.
+        if connecting { return connected() }
         let count = readBuffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
         if count > 0 {
             readBuffer.withUnsafeBytes { onEvent(.received(UnsafeRawBufferPointer(rebasing: $0[..<count]))) }
@@ -183,19 +166,33 @@ final class ClientSocket: @unchecked Sendable {
         }
     }
 
+    func writable() {
+        guard !isClosed else { return }
+        if connecting { return connected() }
+        blocked = false
+        flush()
+    }
+
+    func endOfTurn() {
+        guard !isClosed, !connecting, !blocked, unsentOffset < unsent.count else { return }
+        flush()
+    }
+
     private func flush() {
         while unsentOffset < unsent.count {
-            let written = unsent.withUnsafeBytes { bytes in
+            let written = unsent.withUnsafeBytes { bytes -> Int in
+                guard let base = bytes.baseAddress else { return 0 }
                 #if canImport(Glibc)
-                send(descriptor, bytes.baseAddress! + unsentOffset, bytes.count - unsentOffset, Int32(MSG_NOSIGNAL))
+                return send(descriptor, base + unsentOffset, bytes.count - unsentOffset, Int32(MSG_NOSIGNAL))
                 #else
-                send(descriptor, bytes.baseAddress! + unsentOffset, bytes.count - unsentOffset, 0)
+                return send(descriptor, base + unsentOffset, bytes.count - unsentOffset, 0)
                 #endif
             }
             if written > 0 {
                 unsentOffset += written
             } else if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                return waitUntilWritable()
+                blocked = true
+                return
             } else if written < 0 && errno == EINTR {
                 continue
             } else {
@@ -204,20 +201,6 @@ final class ClientSocket: @unchecked Sendable {
         }
         unsent.removeAll(keepingCapacity: unsent.count <= 64 * 1024)
         unsentOffset = 0
-    }
-
-    private func waitUntilWritable() {
-        guard writeSource == nil else { return }
-        let source = DispatchSource.makeWriteSource(fileDescriptor: descriptor, queue: queue)
-        source.setEventHandler { [weak self] in
-            guard let self, !isClosed, let writeSource else { return }
-            self.writeSource = nil
-            writeSource.cancel()
-            if connecting { connected() } else { flush() }
-        }
-        watch(source)
-        source.resume()
-        writeSource = source
     }
 
     // MARK: - Ending
@@ -229,39 +212,16 @@ final class ClientSocket: @unchecked Sendable {
         onEvent(.closed(error))
     }
 
-    /// Cancels the sources; the descriptor is closed once every source has let go of it (Dispatch's rule).
+    /// Closes the descriptor; the loop stops polling it on its next turn.
     private func tearDown() {
-        readSource?.cancel()
-        writeSource?.cancel()
-        readSource = nil
-        writeSource = nil
         unsent = []
-        descriptorToClose = descriptor
+        unsentOffset = 0
+        guard descriptor >= 0 else { return }
+        ConnectionLoop.closeDescriptor(descriptor)
         descriptor = -1
-        closeDescriptorIfUnwatched()
-    }
-
-    /// Counts `source` among those watching the descriptor until its cancellation completes.
-    private func watch(_ source: any DispatchSourceProtocol) {
-        liveSources += 1
-        source.setCancelHandler { [self] in
-            liveSources -= 1
-            closeDescriptorIfUnwatched()
-        }
-    }
-
-    private func closeDescriptorIfUnwatched() {
-        guard liveSources == 0, descriptorToClose >= 0 else { return }
-        #if canImport(Glibc)
-        _ = Glibc.close(descriptorToClose)
-        #else
-        _ = Darwin.close(descriptorToClose)
-        #endif
-        descriptorToClose = -1
     }
 
     private static func systemError(_ call: String) -> ClientSocketError {
         ClientSocketError(description: "\(call) failed: \(String(cString: strerror(errno)))")
     }
 }
-

@@ -3,7 +3,7 @@ import Dispatch
 import TLS
 import Wire
 
-/// What a ``PersistentConnection`` tells the layer above it, on the connection's queue.
+/// What a ``PersistentConnection`` tells the layer above it, on the connection's loop.
 protocol PersistentConnectionDelegate: AnyObject {
     /// Connected (the hello arrived); `serverTimeOffset` is the server's clock minus this machine's, in ms.
     func connectionDidConnect(serverTimeOffset: Double)
@@ -45,9 +45,9 @@ struct RequestOutcome: Sendable {
 /// hello per connection, reconnection with backoff, and the client's state restored on each new connection in the
 /// SDKs' order (credential, listens, unacknowledged writes, onDisconnect operations queued while offline).
 ///
-/// Owned by `queue`: every method is called there and every callback runs there.
+/// Owned by a ``ConnectionLoop``: every method is called on its thread and every callback runs there.
 final class PersistentConnection: @unchecked Sendable {
-    // Every mutable property is owned by `queue`.
+    // Every mutable property is owned by the loop's thread.
 
     /// Where and how to connect.
     struct Settings {
@@ -85,14 +85,14 @@ final class PersistentConnection: @unchecked Sendable {
 
     /// A write waiting for its acknowledgement; re-sent on a new connection.
     private struct PendingWrite {
-        var action: ClientAction
+        var request: PreparedRequest
         var onComplete: (RequestOutcome) -> Void
         var sent = false
     }
 
     weak var delegate: (any PersistentConnectionDelegate)?
     private let settings: Settings
-    private let queue: DispatchQueue
+    private let loop: ConnectionLoop
     private var channel: WebSocketChannel?
     private var connected = false
     private var wantsOnline = true
@@ -112,32 +112,33 @@ final class PersistentConnection: @unchecked Sendable {
     private var nextGetID = 0
     private var lastSessionID: String?
     private var backoff: Double
-    private var reconnect: DispatchWorkItem?
+    /// The reconnection timer's id, while one is set.
+    private var reconnect: Int?
     /// The keepalive timer: armed once per connection, it measures the silence since ``lastOutput`` when it fires
     /// (re-arming a timer on every request cost more than the request).
-    private var keepalive: DispatchWorkItem?
+    private var keepalive: Int?
     /// When the last frame went out, in uptime nanoseconds.
     private var lastOutput: UInt64 = 0
 
-    init(settings: Settings, queue: DispatchQueue) {
+    init(settings: Settings, loop: ConnectionLoop) {
         self.settings = settings
-        self.queue = queue
+        self.loop = loop
         credential = settings.credential
         backoff = settings.minimumBackoff
     }
 
     /// Connects (and keeps reconnecting) until ``goOffline()``.
     func goOnline() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.assertOnLoop()
         wantsOnline = true
         if channel == nil, reconnect == nil { open() }
     }
 
     /// Disconnects and stays disconnected; requests wait for ``goOnline()``.
     func goOffline() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.assertOnLoop()
         wantsOnline = false
-        reconnect?.cancel()
+        if let reconnect { loop.cancelTimer(reconnect) }
         reconnect = nil
         if channel != nil { channelEnded() }
     }
@@ -163,11 +164,12 @@ final class PersistentConnection: @unchecked Sendable {
              onComplete: { _ in })
     }
 
-    /// Sends a write (`p` or `m`) now, or when connected; it is re-sent on every new connection until answered.
-    func write(_ action: ClientAction, onComplete: @escaping (RequestOutcome) -> Void) {
+    /// Sends a write (`p` or `m`, encoded by the caller) now, or when connected; it is re-sent on every new
+    /// connection until answered.
+    func write(_ request: PreparedRequest, onComplete: @escaping (RequestOutcome) -> Void) {
         let id = nextWriteID
         nextWriteID += 1
-        writes.append(PendingWrite(action: action, onComplete: onComplete), id: id)
+        writes.append(PendingWrite(request: request, onComplete: onComplete), id: id)
         if connected { sendWrite(id) }
     }
 
@@ -187,7 +189,7 @@ final class PersistentConnection: @unchecked Sendable {
         let id = nextGetID
         nextGetID += 1
         waitingGets.append((id, request, onComplete))
-        run(on: queue, after: settings.getTimeout) { [weak self] in
+        loop.after(settings.getTimeout) { [weak self] in
             guard let self, let index = waitingGets.firstIndex(where: { $0.id == id }) else { return }
             waitingGets.remove(at: index).onComplete(.disconnected)
         }
@@ -206,7 +208,7 @@ final class PersistentConnection: @unchecked Sendable {
         do {
             channel = try WebSocketChannel(
                 endpoint: endpoint, headers: headers, tlsContext: settings.secure ? settings.tlsContext : nil,
-                queue: queue
+                loop: loop
             ) { [weak self] event in self?.channelEvent(event) }
         } catch {
             scheduleReconnect()
@@ -230,7 +232,7 @@ final class PersistentConnection: @unchecked Sendable {
     private func channelEnded() {
         channel?.close()
         channel = nil
-        keepalive?.cancel()
+        if let keepalive { loop.cancelTimer(keepalive) }
         keepalive = nil
         let wasConnected = connected
         connected = false
@@ -246,9 +248,7 @@ final class PersistentConnection: @unchecked Sendable {
         guard wantsOnline, reconnect == nil else { return }
         let delay = backoff * Double.random(in: 0.5...1)
         backoff = min(settings.maximumBackoff, backoff * settings.backoffGrowth)
-        let item = DispatchWorkItem { [weak self] in self?.open() }
-        reconnect = item
-        queue.asyncAfter(deadline: .now() + delay, execute: item)
+        reconnect = loop.after(delay) { [weak self] in self?.open() }
     }
 
     // MARK: - Receiving
@@ -327,11 +327,11 @@ final class PersistentConnection: @unchecked Sendable {
     }
 
     private func sendWrite(_ id: Int) {
-        guard let action = writes.modify(id: id, { write in
+        guard let request = writes.modify(id: id, { write in
             write.sent = true
-            return write.action
+            return write.request
         }) else { return }
-        send(action, answer: .write(id: id))
+        send(request, answer: .write(id: id))
     }
 
     private func deliver(_ outcome: RequestOutcome, to answer: Answer) {
@@ -350,15 +350,19 @@ final class PersistentConnection: @unchecked Sendable {
     }
 
     private func send(_ action: ClientAction, answer: Answer) {
+        send(PreparedRequest(action), answer: answer)
+    }
+
+    private func send(_ request: PreparedRequest, answer: Answer) {
         guard let channel, connected else { return }
         let number = nextRequestNumber
         nextRequestNumber += 1
         answers[number] = answer
-        let message = ClientMessage.request(ClientRequest(number: number, action: action)).encoded()
-        if message.count <= FrameSplitter.maxFrameUnits {
-            // One frame, as the splitter would say, without its list.
-            channel.send(text: message)
-        } else if let frames = try? FrameSplitter.frames(for: message) {
+        let count = request.count(number: number)
+        if count <= FrameSplitter.maxFrameUnits {
+            // One frame, as the splitter would say, written straight into the output.
+            channel.send(count: count) { request.write(number: number, into: $0) }
+        } else if let frames = try? FrameSplitter.frames(for: request.message(number: number)) {
             for frame in frames { channel.send(text: frame) }
         } else {
             answers.removeValue(forKey: number)
@@ -370,9 +374,11 @@ final class PersistentConnection: @unchecked Sendable {
     /// Sends `"0"` after ``Settings/keepaliveSeconds`` without output, as the SDKs do: the timer fires
     /// `seconds` from now, and sends only if nothing went out since (else it waits out the rest of the interval).
     private func scheduleKeepalive(in seconds: Double) {
-        keepalive?.cancel()
-        let item = DispatchWorkItem { [weak self] in
-            guard let self, connected, let channel else { return }
+        if let keepalive { loop.cancelTimer(keepalive) }
+        keepalive = loop.after(seconds) { [weak self] in
+            guard let self else { return }
+            keepalive = nil
+            guard connected, let channel else { return }
             let interval = settings.keepaliveSeconds
             let silence = Double(DispatchTime.now().uptimeNanoseconds &- lastOutput) / 1e9
             guard silence >= interval else { return scheduleKeepalive(in: interval - silence) }
@@ -380,7 +386,5 @@ final class PersistentConnection: @unchecked Sendable {
             lastOutput = DispatchTime.now().uptimeNanoseconds
             scheduleKeepalive(in: interval)
         }
-        keepalive = item
-        queue.asyncAfter(deadline: .now() + seconds, execute: item)
     }
 }

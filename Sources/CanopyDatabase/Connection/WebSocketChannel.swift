@@ -1,4 +1,3 @@
-import Dispatch
 import TLS
 import WebSocket
 
@@ -19,9 +18,9 @@ struct ChannelEndpoint: Sendable, Equatable {
 }
 
 /// A WebSocket connection to the server: TCP (``ClientSocket``), TLS when the endpoint is secure, the opening
-/// handshake, then text messages both ways. Owned by a serial queue; events arrive there.
+/// handshake, then text messages both ways. Owned by a ``ConnectionLoop``; events arrive on its thread.
 final class WebSocketChannel: @unchecked Sendable {
-    // Every mutable property is owned by `queue`.
+    // Every mutable property is owned by the loop's thread.
 
     /// What the channel reports.
     enum Event {
@@ -36,7 +35,7 @@ final class WebSocketChannel: @unchecked Sendable {
     /// Largest handshake response accepted.
     private static let maxResponseHeadBytes = 16 * 1024
 
-    private let queue: DispatchQueue
+    private let loop: ConnectionLoop
     private let onEvent: (Event) -> Void
     private var socket: ClientSocket?
     private let tls: TLSSession?
@@ -55,56 +54,62 @@ final class WebSocketChannel: @unchecked Sendable {
     ///
     /// - Throws: a ``TLSError`` when the TLS session cannot be made (a bad server name).
     init(endpoint: ChannelEndpoint, headers: [(name: String, value: String)], tlsContext: TLSContext?,
-         queue: DispatchQueue, onEvent: @escaping (Event) -> Void) throws
+         loop: ConnectionLoop, onEvent: @escaping (Event) -> Void) throws
     {
-        self.queue = queue
+        self.loop = loop
         self.onEvent = onEvent
         tls = try tlsContext.map { try TLSSession(context: $0, serverName: endpoint.host) }
         upgradeRequest = handshake.requestHead(
             host: endpoint.hostHeader, target: endpoint.target, additionalHeaders: headers)
-        socket = ClientSocket(host: endpoint.host, port: endpoint.port, queue: queue) { [weak self] event in
+        socket = ClientSocket(host: endpoint.host, port: endpoint.port, loop: loop) { [weak self] event in
             self?.socketEvent(event)
         }
     }
 
     /// Sends one text message (the caller splits long ones into protocol frames).
+    func send(text: [UInt8]) {
+        send(count: text.count) { payload in text.withUnsafeBytes { payload.copyMemory(from: $0) } }
+    }
+
+    /// Sends one text message of `count` bytes that `fill` writes in place.
     ///
     /// The frame is written here rather than by the state machine (which makes an array and draws a key from the
     /// system per frame): straight into the socket's output, or into a reused buffer for TLS, with a key from
     /// ``MaskingKeys``. The channel negotiates no extension, so a message is one uncompressed frame.
-    func send(text: [UInt8]) {
-        dispatchPrecondition(condition: .onQueue(queue))
+    func send(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) {
+        loop.assertOnLoop()
         guard !ended, responseHead == nil, machine.state == .open else { return }
         let key = maskingKeys.take()
-        let count = WebSocketFrameEncoder.headerSize(payloadCount: text.count, masked: true) + text.count
+        let total = WebSocketFrameEncoder.headerSize(payloadCount: count, masked: true) + count
         guard tls != nil else {
-            socket?.write(count: count) { Self.encodeFrame(text, key: key, into: $0) }
+            socket?.write(count: total) { Self.encodeFrame(count: count, fill, key: key, into: $0) }
             return
         }
         frameScratch.removeAll(keepingCapacity: true)
-        frameScratch.append(contentsOf: repeatElement(0, count: count))
-        frameScratch.withUnsafeMutableBytes { Self.encodeFrame(text, key: key, into: $0) }
+        frameScratch.append(contentsOf: repeatElement(0, count: total))
+        frameScratch.withUnsafeMutableBytes { Self.encodeFrame(count: count, fill, key: key, into: $0) }
         sendPlaintext(frameScratch)
     }
 
-    /// Writes a masked text frame carrying `payload` into `destination`, which holds exactly the frame.
-    private static func encodeFrame(_ payload: [UInt8], key: WebSocketMaskingKey,
-                                    into destination: UnsafeMutableRawBufferPointer)
+    /// Writes a masked text frame of a `count`-byte payload that `fill` writes into `destination`, which holds
+    /// exactly the frame.
+    private static func encodeFrame(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void,
+                                    key: WebSocketMaskingKey, into destination: UnsafeMutableRawBufferPointer)
     {
         // The encoder wants room for its largest header; a short frame has less.
         var header: (UInt64, UInt64) = (0, 0)
         let headerCount = withUnsafeMutableBytes(of: &header) {
-            WebSocketFrameEncoder.writeHeader(into: $0, opcode: .text, payloadCount: payload.count, maskingKey: key)
+            WebSocketFrameEncoder.writeHeader(into: $0, opcode: .text, payloadCount: count, maskingKey: key)
         }
         withUnsafeBytes(of: header) { destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[..<headerCount])) }
         let body = UnsafeMutableRawBufferPointer(rebasing: destination[headerCount...])
-        payload.withUnsafeBytes { body.copyMemory(from: $0) }
+        fill(body)
         key.apply(to: body, payloadOffset: 0)
     }
 
     /// Closes the channel (a close frame when open, then the socket); no event follows.
     func close() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.assertOnLoop()
         guard !ended else { return }
         ended = true
         if responseHead == nil { sendPlaintext(machine.close(code: .normalClosure)) }

@@ -2,41 +2,60 @@ import DataModel
 import Dispatch
 import Wire
 
-/// The client's state, owned by one serial queue: the views and their listens, the writes not yet acknowledged,
-/// and the connection. Events are computed here, as the SDKs compute them, and delivered on the callback queue.
+/// The client's state, owned by the connection's loop (a thread of its own): the views and their listens, the
+/// writes not yet acknowledged, and the connection. Events are computed there, as the SDKs compute them, and
+/// delivered on the callback queue.
 final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
-    // Every mutable property is owned by `queue`.
+    // Every mutable property is owned by the loop's thread, except those `shared` guards.
 
-    let queue: DispatchQueue
-    let callbackQueue: DispatchQueue
-    /// The API's requests, run on ``queue`` in the order made (every caller's work goes through it, so that a
-    /// write made before `goOffline()` is made before it).
-    let inbox: OrderedHandOff
-    /// The blocks the engine calls, run on ``callbackQueue`` in the order raised; every block the engine raises
+    /// The thread that owns the socket and this state. The API's requests are posted to it in the order made
+    /// (every caller's work goes through it, so that a write made before `goOffline()` is made before it).
+    let loop: ConnectionLoop
+    /// The blocks the engine calls, run on the callback queue in the order raised; every block the engine raises
     /// goes through it, so acknowledgements and events keep their order.
-    let callbacks: OrderedHandOff
+    let callbacks: Callbacks
     let connection: PersistentConnection
     weak var database: Database?
     private var views: [View.Key: View] = [:]
     private var viewsByTag: [Int: View] = [:]
     private var writes = IDOrderedQueue<LocalWrite>()
     private var nextTag = 1
-    private var nextHandle: UInt = 1
     private var nextWriteID = 1
-    private var pushIDs = PushIDGenerator()
-    private(set) var serverTimeOffset: Double = 0
     private var info = InfoRegistrations()
 
-    init(settings: PersistentConnection.Settings, callbackQueue: DispatchQueue) {
-        queue = DispatchQueue(label: "canopy.database")
-        self.callbackQueue = callbackQueue
-        inbox = OrderedHandOff(queue: queue)
-        callbacks = OrderedHandOff(queue: callbackQueue)
-        connection = PersistentConnection(settings: settings, queue: queue)
-        inbox.post { [self] in
+    /// What callers read without a turn of the loop: handles, push ids and the server's clock.
+    private struct Shared {
+        var nextHandle: UInt = 1
+        var pushIDs = PushIDGenerator()
+        var serverTimeOffset: Double = 0
+    }
+
+    private let sharedLock = Lock()
+    private var shared = Shared()  // guarded by `sharedLock`
+
+    /// An engine connecting with `settings`, raising blocks on `callbackQueue` (`ownQueue`: the database made it).
+    init(settings: PersistentConnection.Settings, callbackQueue: DispatchQueue, ownQueue: Bool) {
+        loop = ConnectionLoop()
+        callbacks = Callbacks(queue: callbackQueue, ownQueue: ownQueue, loop: loop)
+        connection = PersistentConnection(settings: settings, loop: loop)
+        loop.post { [self, loop, callbacks] in
+            loop.turnEnded = { callbacks.deliver() }
             connection.delegate = self
             connection.goOnline()
         }
+    }
+
+    /// Disconnects for good and ends the loop's thread (the database is gone).
+    func shutDown() {
+        loop.post { [connection] in connection.goOffline() }
+        loop.stop()
+    }
+
+    /// The server's clock minus this machine's, in milliseconds, as the last hello told.
+    var serverTimeOffset: Double {
+        sharedLock.lock()
+        defer { sharedLock.unlock() }
+        return shared.serverTimeOffset
     }
 
     /// Server time now, as estimated from the hello's clock (milliseconds since the Unix epoch).
@@ -44,15 +63,10 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
 
     /// A new push id from the estimated server time (the SDKs' `childByAutoId`).
     func makePushID() -> String {
-        queue.sync { pushIDs.next(timestamp: Int64(estimatedServerTime)) }
-    }
-
-    /// Runs `body` on the queue now, after the requests made before it, and returns its result.
-    func sync<Result>(_ body: () -> Result) -> Result {
-        queue.sync {
-            inbox.runPending()
-            return body()
-        }
+        let now = WallClock.milliseconds()
+        sharedLock.lock()
+        defer { sharedLock.unlock() }
+        return shared.pushIDs.next(timestamp: Int64(now + shared.serverTimeOffset))
     }
 
     // MARK: - Observing
@@ -61,25 +75,27 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     func observe(_ query: DatabaseQuery, kind: DataEventType, once: Bool,
                  block: @escaping (DataSnapshot, String?) -> Void, cancel: ((any Error) -> Void)?) -> UInt
     {
-        sync {
-            let handle = nextHandle
-            nextHandle += 1
+        sharedLock.lock()
+        let handle = shared.nextHandle
+        shared.nextHandle += 1
+        sharedLock.unlock()
+        loop.post { [self] in
             let registration = Registration(handle: handle, kind: kind, block: block, cancel: cancel, once: once)
             if let infoKey = query.infoKey {
                 info.add(registration, key: infoKey)
                 deliverInfo(infoKey, to: [registration], reference: query.ref)
-                return handle
+                return
             }
             let view = self.view(for: query)
             view.registrations.append(registration)
             if let raised = view.raised { raiseInitial(registration, view: view, data: raised) }
-            return handle
         }
+        return handle
     }
 
     /// Removes the registration `handle`; the view's listen ends with its last registration.
     func removeObserver(_ handle: UInt) {
-        inbox.post { [self] in
+        loop.post { [self] in
             info.remove(handle)
             for view in views.values where view.registrations.contains(where: { $0.handle == handle }) {
                 view.registrations.removeAll { $0.handle == handle }
@@ -90,7 +106,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
 
     /// Removes every registration at `query`'s location (any query).
     func removeAllObservers(at path: Path) {
-        inbox.post { [self] in
+        loop.post { [self] in
             for view in views.values where view.path == path {
                 view.registrations.removeAll()
                 dropIfUnused(view)
@@ -121,7 +137,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
             let error = DatabaseError(status: outcome.status, message: outcome.message)
             let cancelled = view.registrations
             forget(view)
-            callbacks.post { for registration in cancelled { registration.cancel?(error) } }
+            callbacks.raise { for registration in cancelled { registration.cancel?(error) } }
             return
         }
         // The server sends no data when the location is empty and nothing was pushed, or when the hash matched.
@@ -147,11 +163,22 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     /// sends it, and reports the server's answer; a refused write is rolled back with events.
     ///
     /// `hash` makes a set a compare-and-set (transactions): the server refuses it with `datastale` unless the
-    /// data's hash is that.
+    /// data's hash is that. `json`: a set's value as the JSON text it was read from, sent as it is.
     func write(_ entries: [(path: Path, value: WriteValue)], merge: Bool, at path: Path, hash: String?,
-               completion: ((DatabaseError?) -> Void)?)
+               json: [UInt8]? = nil, completion: WriteCompletion?)
     {
-        inbox.post { [self] in
+        // The request is encoded here, on the caller's thread, so that the connection's thread only numbers it.
+        let request: PreparedRequest
+        if merge {
+            request = PreparedRequest(.merge(MergeRequest(path: path, entries: entries.map { entry in
+                UpdateEntry(target: .node(path.relativePath(to: entry.path) ?? entry.path), value: entry.value)
+            })))
+        } else if let json, hash == nil {
+            request = PreparedRequest(putAt: path, json: json)
+        } else {
+            request = PreparedRequest(.put(PutRequest(target: .node(path), value: entries[0].value, hash: hash)))
+        }
+        loop.post { [self] in
             let id = nextWriteID
             nextWriteID += 1
             let resolved = entries.map { entry in
@@ -164,19 +191,11 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
             let local = LocalWrite(entries: resolved, id: id)
             writes.append(local, id: id)
             refresh(where: { local.affects($0.path) })
-            let action: ClientAction
-            if merge {
-                action = .merge(MergeRequest(path: path, entries: entries.map { entry in
-                    UpdateEntry(target: .node(path.relativePath(to: entry.path) ?? entry.path), value: entry.value)
-                }))
-            } else {
-                action = .put(PutRequest(target: .node(path), value: entries[0].value, hash: hash))
-            }
-            connection.write(action) { [weak self] outcome in
+            connection.write(request) { [weak self] outcome in
                 guard let self else { return }
                 if let local = writes.remove(id: id) { refresh(where: { local.affects($0.path) }) }
                 let error = outcome.isOK ? nil : DatabaseError(status: outcome.status, message: outcome.message)
-                if let completion { callbacks.post { completion(error) } }
+                if let completion { callbacks.raise(completion, error) }
             }
         }
     }
@@ -198,19 +217,19 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
 
     /// The data at `query` from the server, or from a view holding it when offline.
     func get(_ query: DatabaseQuery, completion: @escaping (Result<Node, DatabaseError>) -> Void) {
-        inbox.post { [self] in
+        loop.post { [self] in
             let request = GetRequest(path: query.path, query: query.params,
                                      queryObject: query.params.loadsAllData ? nil : query.params.wireObject)
             connection.get(request) { [weak self] outcome in
                 guard let self else { return }
                 if outcome.isOK, let node = Self.node(from: outcome.payload) {
-                    return callbacks.post { completion(.success(node)) }
+                    return callbacks.raise { completion(.success(node)) }
                 }
                 if outcome.isDisconnected, let cached = cachedResult(for: query) {
-                    return callbacks.post { completion(.success(cached)) }
+                    return callbacks.raise { completion(.success(cached)) }
                 }
                 let error = DatabaseError(status: outcome.status, message: outcome.message)
-                callbacks.post { completion(.failure(error)) }
+                callbacks.raise { completion(.failure(error)) }
             }
         }
     }
@@ -223,9 +242,10 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
         return query.params.result(from: visible(view))
     }
 
-    /// The server's data at `path` now (for transactions: their compare-and-set needs the server's hash).
+    /// The server's data at `path` now (for transactions: their compare-and-set needs the server's hash);
+    /// `completion` runs on the loop.
     func serverData(at path: Path, completion: @escaping (Result<Node, DatabaseError>) -> Void) {
-        inbox.post { [self] in
+        loop.post { [self] in
             connection.get(GetRequest(path: path)) { outcome in
                 if outcome.isOK, let node = Self.node(from: outcome.payload) { return completion(.success(node)) }
                 completion(.failure(DatabaseError(status: outcome.status, message: outcome.message)))
@@ -302,14 +322,14 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
                 case .value:
                     let snapshot = DataSnapshot(reference: reference, node: view.query.result(from: data),
                                                 query: view.query)
-                    callbacks.post { block(snapshot, nil) }
+                    callbacks.raise(block, snapshot, previousKey: nil)
                 case .childAdded(let key, let node, let previous), .childChanged(let key, let node, let previous),
                      .childMoved(let key, let node, let previous):
                     let snapshot = DataSnapshot(reference: reference.child(key.string), node: node, query: nil)
-                    callbacks.post { block(snapshot, previous?.string) }
+                    callbacks.raise(block, snapshot, previousKey: previous?.string)
                 case .childRemoved(let key, let node):
                     let snapshot = DataSnapshot(reference: reference.child(key.string), node: node, query: nil)
-                    callbacks.post { block(snapshot, nil) }
+                    callbacks.raise(block, snapshot, previousKey: nil)
                 }
                 if registration.once { finished.insert(registration.handle) }
             }
@@ -331,7 +351,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
         let snapshot = DataSnapshot(reference: reference, node: value, query: nil)
         let blocks = registrations.filter { $0.kind == .value }.map(\.block)
         for registration in registrations where registration.once { info.remove(registration.handle) }
-        if !blocks.isEmpty { callbacks.post { for block in blocks { block(snapshot, nil) } } }
+        if !blocks.isEmpty { callbacks.raise { for block in blocks { block(snapshot, nil) } } }
     }
 
     private func infoChanged(_ key: InfoKey) {
@@ -343,7 +363,9 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     // MARK: - Connection events
 
     func connectionDidConnect(serverTimeOffset: Double) {
-        self.serverTimeOffset = serverTimeOffset
+        sharedLock.lock()
+        shared.serverTimeOffset = serverTimeOffset
+        sharedLock.unlock()
         infoChanged(.serverTimeOffset)
         infoChanged(.connected)
     }
@@ -397,7 +419,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
         let cancelled = view.registrations
         forget(view)
         let error = DatabaseError(status: "permission_denied", message: "Permission denied")
-        callbacks.post { for registration in cancelled { registration.cancel?(error) } }
+        callbacks.raise { for registration in cancelled { registration.cancel?(error) } }
     }
 }
 

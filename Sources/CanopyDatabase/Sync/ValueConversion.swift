@@ -13,9 +13,17 @@ enum ValueConversion {
     /// `value` as data to write (with `{".sv": …}` server values and `.priority`/`.value` keys), checked against
     /// the data model's limits at `depth`.
     static func writeValue(_ value: Any?, depth: Int = 0) throws(DatabaseValueError) -> WriteValue {
+        try writeValueAndJSON(value, depth: depth).value
+    }
+
+    /// ``writeValue(_:depth:)`` with the JSON text it was read from (valid, as the reading showed), for a request
+    /// that carries it as it is.
+    static func writeValueAndJSON(_ value: Any?, depth: Int = 0) throws(DatabaseValueError)
+        -> (value: WriteValue, json: [UInt8])
+    {
         let json = try jsonBytes(value)
         do {
-            return try JSONReader.readData(json, depth: depth)
+            return (try JSONReader.readData(json, depth: depth), json)
         } catch {
             throw DatabaseValueError(description: "invalid data: \(error)")
         }

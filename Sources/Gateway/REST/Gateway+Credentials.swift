@@ -33,10 +33,14 @@ extension Gateway {
             wait.expect()
         }
         guard wait.isAwaiting else { return nil }
+        // The server starts this route once every earlier request is answered: then none is ahead.
+        var reroutedContext = context
+        reroutedContext.unansweredAhead = nil
+        let alone = reroutedContext
         return .deferred { [self] pending in
             wait.whenDone {
                 pending.loop.execute { [self] in
-                    Self.deliver(restRoute(request, context: context, keysAwaited: true), to: pending)
+                    Self.deliver(restRoute(request, context: alone, keysAwaited: true), to: pending)
                 }
             }
         }
@@ -79,9 +83,10 @@ extension Gateway {
     static func deliver(_ route: Route, to pending: PendingResponse) {
         switch route {
         case .respond(let response): pending.respond(response)
-        case .deferred(let answer): answer(pending)
+        case .deferred(let answer), .ordered(_, let answer): answer(pending)
         case .stream(let head, let start): pending.startStream(head: head, start: start)
-        case .webSocket: pending.respond(.error(.internalServerError, message: "unexpected upgrade"))
+        case .webSocket, .routeWhenAnswered:
+            pending.respond(.error(.internalServerError, message: "unexpected route for a REST request"))
         }
     }
 

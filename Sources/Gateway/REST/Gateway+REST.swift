@@ -63,7 +63,7 @@ extension Gateway {
             case .failure(let refusal): return .respond(refusal.response)
             }
             let call = RESTCall(gateway: self, namespace: namespace, request: rest, identity: identity, reply: reply,
-                                caller: "REST \(context.remoteAddress)")
+                                caller: "REST \(context.remoteAddress)", unansweredAhead: context.unansweredAhead)
             metrics.restRequests.increment()
             return try call.route()
         } catch {
@@ -80,6 +80,11 @@ struct RESTCall: Sendable {
     let identity: ConnectionIdentity
     let reply: RESTReply
     let caller: String
+    /// The order of this connection's earlier requests still owed answers (``RequestContext/unansweredAhead``).
+    let unansweredAhead: PipelineOrder?
+
+    /// The namespace's order: requests pipelined on one connection take effect in it in the order sent.
+    var order: PipelineOrder { PipelineOrder(namespace.name) }
 
     var gate: RulesGate {
         RulesGate(identity: identity, caller: caller)

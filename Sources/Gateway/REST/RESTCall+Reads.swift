@@ -14,33 +14,40 @@ extension RESTCall {
             throw .badRequest("Invalid callback: use a JavaScript function name")
         }
         let ifNoneMatch = request.head.headers["if-none-match"]
-        // This connection's earlier requests were all answered (pipelined ones wait), so a plain read needs no
-        // place in the order: the store's current state, when nothing was sequenced since it was taken, holds
-        // every acknowledged write. Otherwise (and while the namespace loads) it is read in order, which
-        // publishes the state for the reads after it. In cluster mode there is no current state: every read waits
-        // for the log's head.
-        if query == nil, let current = namespace.store.current {
+        // With none of this connection's requests unanswered, a plain read needs no place in the order: the
+        // store's current state, when nothing was sequenced since it was taken, holds every acknowledged write.
+        // Otherwise (and while the namespace loads) it is read in order, which publishes the state for the reads
+        // after it. In cluster mode there is no current state: every read waits for the log's head.
+        if unansweredAhead == nil, query == nil, let current = namespace.store.current {
             return .respond(try answer(current, shape: shape, ifNoneMatch: ifNoneMatch))
         }
-        return .deferred { [self] pending in
-            namespace.store.inOrderAtLogHead(publishing: query == nil) { snapshot in
-                guard let query else {
-                    pending.respond(respondOrFail { () throws(RESTError) in
-                        try answer(snapshot, shape: shape, ifNoneMatch: ifNoneMatch)
-                    })
-                    return
-                }
-                guard snapshot.isAvailable else { return pending.respond(reply.failure(.namespaceUnavailable)) }
-                guard gate.mayRead(path, query: query, in: snapshot) else {
-                    return pending.respond(reply.failure(.permissionDenied))
-                }
-                gateway.metrics.reads.increment()
-                let node = snapshot.root.descendant(at: path)
-                // Filtering a large location is O(n log n): off the sequencer.
-                DispatchQueue.global().async {
-                    pending.respond(answer(query.result(from: node), shape: shape, ifNoneMatch: ifNoneMatch))
-                }
+        let read: @Sendable (StoreSnapshot, PendingResponse) -> Void = { [self] snapshot, pending in
+            guard let query else {
+                pending.respond(respondOrFail { () throws(RESTError) in
+                    try answer(snapshot, shape: shape, ifNoneMatch: ifNoneMatch)
+                })
+                return
             }
+            guard snapshot.isAvailable else { return pending.respond(reply.failure(.namespaceUnavailable)) }
+            guard gate.mayRead(path, query: query, in: snapshot) else {
+                return pending.respond(reply.failure(.permissionDenied))
+            }
+            gateway.metrics.reads.increment()
+            let node = snapshot.root.descendant(at: path)
+            // Filtering a large location is O(n log n): off the sequencer.
+            DispatchQueue.global().async {
+                pending.respond(answer(query.result(from: node), shape: shape, ifNoneMatch: ifNoneMatch))
+            }
+        }
+        // Pipelined behind this connection's requests in the namespace: in order after them, which are after the
+        // log's head.
+        if unansweredAhead == order {
+            return .ordered(order) { [self] pending in
+                namespace.store.inOrder(publishing: query == nil) { snapshot in read(snapshot, pending) }
+            }
+        }
+        return .deferred { [self] pending in
+            namespace.store.inOrderAtLogHead(publishing: query == nil) { snapshot in read(snapshot, pending) }
         }
     }
 

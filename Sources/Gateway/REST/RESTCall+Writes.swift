@@ -68,7 +68,8 @@ extension RESTCall {
         _ write: StoreWrite, answer: @escaping @Sendable (WriteOutcome) -> (body: [UInt8], etag: String?)
     ) -> Route {
         let caller = gate.writeCaller
-        return .deferred { [self] pending in
+        // The write takes its place in the namespace's order when routed: requests pipelined behind it follow.
+        return .ordered(order) { [self] pending in
             namespace.store.write(write, by: caller) { result in
                 switch result {
                 case .success(let outcome):

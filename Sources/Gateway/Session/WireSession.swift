@@ -407,8 +407,20 @@ final class WireSession: ViewSubscriber, @unchecked Sendable {
         }
     }
 
-    /// A `get`, answered from the tree at its place in the order.
+    /// A `get`, answered from the tree at its place in the order. In a cluster that place comes after the log's head
+    /// as well, so that the answer holds every write any node acknowledged before the get arrived (the replica may
+    /// lag): the requests behind the get wait until it has its place, so they still take effect after it.
     private func read(_ get: GetRequest, request: Int) {
+        guard namespace.store.isReplica else { return readInOrder(get, request: request) }
+        holdRequests()
+        namespace.store.awaitLogHead(resumingOn: { [loop] in loop.execute($0) }) { [self] in
+            readInOrder(get, request: request)
+            releaseHeldRequests()
+        }
+    }
+
+    /// A `get`, answered from the tree at its place in the order.
+    private func readInOrder(_ get: GetRequest, request: Int) {
         let gate = rulesGate
         let path = get.path
         let query = get.query

@@ -14,22 +14,42 @@ extension ReplicaDriver {
                 switch opened {
                 case .failure(let error):
                     failLoading(.replicationFailed(error.description), loaded)
-                case .success(let position):
-                    replica.catchUp = (position, started, loaded)
-                    log.listenForCheckpoints { [self] checkpoint in
-                        sequencer.queue.async { [self] in compare(theirs: checkpoint) }
-                    }
-                    log.watchDivergence { [self] in
-                        sequencer.queue.async { [self] in
-                            rebuild("the log found this replica's entries differ from the stream leader's")
-                        }
-                    }
-                    log.watchReachability { [weak self] reachable in
-                        guard let self else { return }
-                        sequencer.queue.async { [self] in reachabilityChanged(reachable) }
-                    }
-                    restoreLatestSnapshot()
+                case .success:
+                    askForCatchUpTarget(started: started, loaded: loaded)
                 }
+            }
+        }
+    }
+
+    /// Asks the log for its head, as every reader does (the stream's state as the opening server reported it can
+    /// be stale: docs/reliability.md), until it tells; then catches up to it. While the log cannot tell (no
+    /// majority of its servers reachable), the store does not load: it could only serve a replica that may lag.
+    /// `started` is when loading began, in monotonic nanoseconds.
+    private func askForCatchUpTarget(started: UInt64,
+                                     loaded: @escaping @Sendable (Result<LoadReport, JournalError>) -> Void)
+    {
+        log.lastPosition { [self] result in
+            sequencer.queue.async { [self] in
+                guard case .success(let position) = result else {
+                    sequencer.queue.asyncAfter(deadline: .now() + Self.headRetryDelay) { [self] in
+                        askForCatchUpTarget(started: started, loaded: loaded)
+                    }
+                    return
+                }
+                replica.catchUp = (position, started, loaded)
+                log.listenForCheckpoints { [self] checkpoint in
+                    sequencer.queue.async { [self] in compare(theirs: checkpoint) }
+                }
+                log.watchDivergence { [self] in
+                    sequencer.queue.async { [self] in
+                        rebuild("the log found this replica's entries differ from the stream leader's")
+                    }
+                }
+                log.watchReachability { [weak self] reachable in
+                    guard let self else { return }
+                    sequencer.queue.async { [self] in reachabilityChanged(reachable) }
+                }
+                restoreLatestSnapshot()
             }
         }
     }

@@ -13,9 +13,9 @@ public protocol ReplicatedLog: AnyObject, Sendable {
     /// The largest payload one append may carry.
     var maxPayloadBytes: Int { get }
 
-    /// Opens the log (creating it when it does not exist) and reports the position of its last entry now: a
-    /// replica that has applied up to it has caught up with everything acknowledged before it opened.
-    func open(completion: @escaping @Sendable (Result<UInt64, ReplicationError>) -> Void)
+    /// Opens the log (creating it when it does not exist). What the log holds is then asked with
+    /// ``lastPosition(completion:)``: a server answering the opening may report a stale copy.
+    func open(completion: @escaping @Sendable (Result<Void, ReplicationError>) -> Void)
 
     /// Reports the position of the log's last entry now (what a replica must reach to hold everything
     /// acknowledged so far, by any node). It must not be behind an entry acknowledged before the call: a log whose

@@ -19,19 +19,81 @@ extension ClientMessage {
             writer.writeKey(WireKey.controlPayload)
             writer.writeASCII("{}}")
         case .request(let request):
-            writer.openEnvelope(layer: WireKey.dataLayer)
-            writer.writeASCII("{")
-            writer.writeKey(WireKey.requestNumber, first: true)
+            writer.writeRequestHead()
             writer.writeInteger(request.number)
-            writer.writeKey(WireKey.action)
-            writer.writeString(request.action.name)
-            writer.writeKey(WireKey.body)
-            writer.writeASCII("{")
-            writer.writeBody(of: request.action)
-            writer.writeASCII("}}")
+            writer.writeRequestTail(of: request.action)
+            return writer.bytes
         }
         writer.closeObject()
         return writer.bytes
+    }
+
+    /// A request's message up to its number, `{"t":"d","d":{"r":`: with the number's decimal digits and
+    /// ``requestTail(for:)`` after it, byte for byte what ``encoded()`` writes for the request (a client encodes a
+    /// request where it is made, and numbers it when it sends it).
+    public static let requestHead: [UInt8] = {
+        var writer = JSONWriter(capacity: 16)
+        writer.writeRequestHead()
+        return writer.bytes
+    }()
+
+    /// What follows a request's number in its message: its action, its body and the envelope's end.
+    public static func requestTail(for action: ClientAction) -> [UInt8] {
+        var writer = JSONWriter(capacity: 128)
+        writer.writeRequestTail(of: action)
+        return writer.bytes
+    }
+
+    /// ``requestTail(for:)`` of a put of `data` at `path`, where `data` is already JSON text (as a client's value
+    /// conversion wrote it, and checked by reading it into a `WriteValue`): copied, not encoded again from the
+    /// data model. The same bytes when `data` is the value in export format.
+    public static func putRequestTail(at path: Path, data: [UInt8]) -> [UInt8] {
+        var writer = JSONWriter(capacity: putTailStart.count + 32 + data.count)
+        writer.writeRaw(putTailStart)
+        writer.writePath(path)
+        writer.writeRaw(dataMember)
+        writer.writeRaw(data)
+        writer.writeASCII("}}")
+        writer.closeObject()
+        return writer.bytes
+    }
+
+    /// `,"a":"p","b":{"p":`, written once.
+    private static let putTailStart: [UInt8] = {
+        var writer = JSONWriter(capacity: 24)
+        writer.writeKey(WireKey.action)
+        writer.writeString(WireKey.putAction)
+        writer.writeKey(WireKey.body)
+        writer.writeASCII("{")
+        writer.writeKey(WireKey.path, first: true)
+        return writer.bytes
+    }()
+
+    /// `,"d":`, written once.
+    private static let dataMember: [UInt8] = {
+        var writer = JSONWriter(capacity: 8)
+        writer.writeKey(WireKey.data)
+        return writer.bytes
+    }()
+}
+
+extension JSONWriter {
+    /// `{"t":"d","d":{"r":`: a request's envelope up to its number.
+    fileprivate mutating func writeRequestHead() {
+        openEnvelope(layer: WireKey.dataLayer)
+        writeASCII("{")
+        writeKey(WireKey.requestNumber, first: true)
+    }
+
+    /// Everything after a request's number: its action, its body, and the envelope's end.
+    fileprivate mutating func writeRequestTail(of action: ClientAction) {
+        writeKey(WireKey.action)
+        writeString(action.name)
+        writeKey(WireKey.body)
+        writeASCII("{")
+        writeBody(of: action)
+        writeASCII("}}")
+        closeObject()
     }
 }
 
