@@ -219,17 +219,19 @@ class CanopyNode(CanopyServer):
 
 
 def start_canopy_node(binary: Path | str, tmpdir: Path | str, cluster_urls: list[str], *args: str,
-                      lab_host: Host | None = None) -> CanopyNode:
+                      lab_host: Host | None = None, environment: dict[str, str] | None = None) -> CanopyNode:
     """A started Canopy node in a new directory under ``tmpdir`` (port file, log, data), clustered over
     ``cluster_urls``; extra ``args`` go to ``canopy serve``. With ``lab_host`` it runs in that host's network
-    namespace and listens on its address (``node.host``). The caller stops it (``stop()``, or ``kill()``)."""
+    namespace and listens on its address (``node.host``); ``environment`` is added to its environment (and to its
+    restarts'), e.g. a ``clock_jumps.WallClock``'s. The caller stops it (``stop()``, or ``kill()``)."""
     directory = Path(tempfile.mkdtemp(prefix="canopy-node-", dir=tmpdir))
     # Open data and the emulator's admin credential on the lab's address, which exists only on this machine, as
     # on loopback.
     args = (*args, "--allow-open", "--admin-token", "owner") if lab_host else args
+    prefix = (lab_host.command([]) if lab_host else []) \
+        + (["env", *(f"{name}={value}" for name, value in environment.items())] if environment else [])
     node = CanopyNode(["--cluster", ",".join(cluster_urls), *args], name=directory.name, binary=Path(binary),
-                      directory=directory, host=lab_host.address if lab_host else "127.0.0.1",
-                      prefix=lab_host.command([]) if lab_host else None)
+                      directory=directory, host=lab_host.address if lab_host else "127.0.0.1", prefix=prefix)
     node.lab_host = lab_host
     return node.start()
 

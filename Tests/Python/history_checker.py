@@ -8,6 +8,8 @@ A history holds client operations and listener events:
   whose outcome is unknown (timed out, connection lost, an error answer) has no completion time: it may take effect
   at any moment after its invocation, or never.
 - ``ListenerEvent``: a value a listener saw for a key, and when it arrived.
+- ``ServerStamp``: a REST ``POST`` of ``{".sv": "timestamp"}`` with its invocation and completion: the push id the
+  server named the new child, and the server time it holds (from a read after the run).
 
 ``check_history`` proves, for every key:
 
@@ -25,6 +27,11 @@ A history holds client operations and listener events:
   expected by a successful compare-and-set); on a key changed only by increments, every value read or seen counts
   at least the increments acknowledged before and at most those invoked until then.
 
+and, over the stamps (``check_server_time``), that **server time never goes back** in the namespace's order: each
+push id carries the server time its child holds; in push-id order those times never decrease; a stamp acknowledged
+before another was invoked has the smaller push id (push ids follow the log); and no acknowledged stamp is missing.
+A node whose wall clock jumps back must not break any of it.
+
 The recorder's side of the contract: values are JSON scalars (never booleans); every write and compare-and-set sets
 a value no other does, and increments are positive and fewer between two writes of a key than the distance from a
 write's value to the next written value (so a state's *origin*, the write it derives from, is the largest written
@@ -36,6 +43,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import operator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
@@ -113,21 +121,40 @@ class ListenerEvent:
         return f"listener {self.listener} at {self.received:.3f} saw {json.dumps(self.value)}"
 
 
+@dataclass(frozen=True)
+class ServerStamp:
+    """A ``POST`` of a server timestamp: the push id it was answered with (None when unanswered) and the server time
+    that child holds (None until read back, or when it was not found)."""
+
+    process: str
+    invoked: float
+    completed: float | None
+    name: str | None
+    value: float | None = None
+
+    def describe(self) -> str:
+        window = f"[{self.invoked:.3f}, {'?' if self.completed is None else f'{self.completed:.3f}'}]"
+        return f"{self.process} {window} stamp {self.name or '(no answer)'} -> {json.dumps(self.value)}"
+
+
 @dataclass
 class History:
     """Everything recorded in one run."""
 
     operations: list[Operation] = field(default_factory=list)
     events: list[ListenerEvent] = field(default_factory=list)
+    stamps: list[ServerStamp] = field(default_factory=list)
 
     def save(self, path: Path) -> None:
         path.write_text(json.dumps({"operations": [asdict(op) for op in self.operations],
-                                    "events": [asdict(event) for event in self.events]}))
+                                    "events": [asdict(event) for event in self.events],
+                                    "stamps": [asdict(stamp) for stamp in self.stamps]}))
 
     @classmethod
     def load(cls, path: Path) -> "History":
         data = json.loads(path.read_text())
-        return cls([Operation(**op) for op in data["operations"]], [ListenerEvent(**e) for e in data["events"]])
+        return cls([Operation(**op) for op in data["operations"]], [ListenerEvent(**e) for e in data["events"]],
+                   [ServerStamp(**stamp) for stamp in data.get("stamps", [])])
 
 
 @dataclass
@@ -140,6 +167,7 @@ class Violation:
     operations: list[Operation] = field(default_factory=list)
     events: list[ListenerEvent] = field(default_factory=list)
     initial_states: frozenset = frozenset({None})
+    stamps: list[ServerStamp] = field(default_factory=list)
 
     def render(self) -> str:
         lines = [f"[{self.check}] key {self.key}: {self.message}"]
@@ -148,6 +176,7 @@ class Violation:
             lines.append(f"  from any of the states {', '.join(shown[:5])}{' …' if len(shown) > 5 else ''}:")
         lines += [f"  {op.describe()}" for op in sorted(self.operations, key=lambda op: op.invoked)]
         lines += [f"  {event.describe()}" for event in sorted(self.events, key=lambda e: e.received)]
+        lines += [f"  {stamp.describe()}" for stamp in sorted(self.stamps, key=lambda stamp: stamp.invoked)]
         return "\n".join(lines)
 
 
@@ -159,6 +188,7 @@ class Report:
     events: int
     verdicts: dict[str, str]  # key -> LINEARIZABLE / VIOLATION / UNKNOWN
     violations: list[Violation]
+    stamps: int = 0
 
     @property
     def unknown_keys(self) -> list[str]:
@@ -570,6 +600,51 @@ def check_lost_and_duplicated(key: str, operations: list[Operation], events: lis
     return violations
 
 
+# -- server time -----------------------------------------------------------------------------------------------------
+
+STAMPS = "stamps"
+PUSH_ID_ALPHABET = "-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz"
+
+
+def push_id_time(name: str) -> int | None:
+    """The milliseconds in a push id's first 8 characters, None when ``name`` is not a push id."""
+    if len(name) != 20 or any(char not in PUSH_ID_ALPHABET for char in name):
+        return None
+    value = 0
+    for char in name[:8]:
+        value = value * 64 + PUSH_ID_ALPHABET.index(char)
+    return value
+
+
+def check_server_time(stamps: list[ServerStamp]) -> list[Violation]:
+    """Server time never goes back in the namespace's order (see the module's docstring)."""
+    violations = [Violation("lost write", STAMPS, "an acknowledged stamp is not in the namespace", stamps=[stamp])
+                  for stamp in stamps if stamp.name is not None and stamp.value is None]
+    known = sorted((stamp for stamp in stamps if stamp.name is not None and stamp.value is not None),
+                   key=operator.attrgetter("name"))
+    for stamp in known:
+        if push_id_time(stamp.name) != stamp.value:
+            violations.append(Violation("server time", STAMPS, "the push id's time is not the server time its "
+                                        "child holds", stamps=[stamp]))
+    for earlier, later in zip(known, known[1:]):
+        if later.value < earlier.value:
+            violations.append(Violation("server time", STAMPS, f"server time went back by "
+                                        f"{earlier.value - later.value:g} ms in push-id order",
+                                        stamps=[earlier, later]))
+    # Real time: a stamp acknowledged before another was invoked has the smaller push id.
+    answered = sorted((stamp for stamp in stamps if stamp.name is not None), key=operator.attrgetter("completed"))
+    done, latest = 0, None
+    for stamp in sorted(answered, key=operator.attrgetter("invoked")):
+        while done < len(answered) and answered[done].completed < stamp.invoked:
+            if latest is None or answered[done].name > latest.name:
+                latest = answered[done]
+            done += 1
+        if latest is not None and latest.name > stamp.name:
+            violations.append(Violation("server time", STAMPS, "a stamp acknowledged before another was invoked "
+                                        "has the larger push id", stamps=[latest, stamp]))
+    return violations
+
+
 # -- everything ----------------------------------------------------------------------------------------------------
 
 
@@ -597,4 +672,5 @@ def check_history(history: History, budget: int = DEFAULT_STEP_BUDGET) -> Report
         if found:
             verdicts[key] = VIOLATION
         violations += found
-    return Report(len(history.operations), len(history.events), verdicts, violations)
+    violations += check_server_time(history.stamps)
+    return Report(len(history.operations), len(history.events), verdicts, violations, len(history.stamps))

@@ -13,13 +13,16 @@ target, for a random time, healed (and acknowledgements flowing again) before th
   elsewhere meanwhile);
 - ``partition nats leader`` / ``partition nats follower``: that NATS server cut off from the two others (its
   clients, Canopy nodes among them, still reach it), healed after a while;
-- ``partition canopy``: a Canopy node cut off from every NATS server (its clients still reach it).
+- ``partition canopy``: a Canopy node cut off from every NATS server (its clients still reach it);
+- ``jump canopy clock``: a Canopy node's wall clock moved 1 minute to 2 hours forward or back, then set right
+  (NATS servers are Go programs, whose clocks cannot be moved from outside: clock_jumps.py).
 
 Partitions need a ``NetworkLab`` (netlab.py): when a run asks for them, every NATS server and Canopy node runs in a
-network namespace of its own, on a bridge, and a partition drops the packets between the hosts it separates.
+network namespace of its own, on a bridge, and a partition drops the packets between the hosts it separates. Clock
+jumps need every Canopy node started with clock_jumps.py's library preloaded, its offset in a file of its own.
 
-To add a fault kind (clock jumps): a ``Nemesis`` method that injects it, waits, heals it and returns its ``Fault``,
-and an entry in ``FAULTS``.
+To add a fault kind: a ``Nemesis`` method that injects it, waits, heals it and returns its ``Fault``, and an entry in
+``FAULTS``.
 
 For each fault kind a run reports the longest gap between acknowledgements (of writes, compare-and-sets and
 increments, by any client), and the longest a single one waited for its answer, during a fault of that kind or
@@ -38,18 +41,20 @@ import signal
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Awaitable, Callable
 
 import pytest
 
+import clock_jumps
+from clock_jumps import WallClock
 from cluster import CanopyNode, NatsCluster, start_canopy_node, stream_leader, stream_of
 from netlab import NetworkLab, unavailable_reason
 from conftest import canopy_binary
 from firebase_wire import WireClient
 from history_checker import DEFAULT_STEP_BUDGET, READ, Operation, Report, check_history
-from recording_client import COUNTER_KEY, KEYS, RecordingClient, Recorder, SessionLost, rest_get
+from recording_client import COUNTER_KEY, KEYS, RecordingClient, Recorder, SessionLost, read_stamps, rest_get
 
 NAMESPACE = "chaos"
 CLIENTS = 6
@@ -66,12 +71,15 @@ class NodeFailed(RuntimeError):
 @dataclass(frozen=True)
 class FaultTiming:
     """Random ranges, in seconds: how long a killed process stays down, how long a paused one stays stopped, and
-    how long the cluster is left alone between a fault's heal and the next fault."""
+    how long the cluster is left alone between a fault's heal and the next fault; how far a clock jumps (either
+    way) and how long it stays moved."""
 
     down: tuple[float, float] = (1.0, 4.0)
     pause: tuple[float, float] = (1.0, 8.0)
     quiet: tuple[float, float] = (2.0, 5.0)
     partition: tuple[float, float] = (2.0, 10.0)
+    clock_jump: tuple[float, float] = (60.0, 7200.0)
+    jumped: tuple[float, float] = (2.0, 10.0)
 
 
 @dataclass(frozen=True)
@@ -86,16 +94,19 @@ class Fault:
 
 class ChaosCluster:
     """The processes of one run, under ``directory``, each in a network namespace of its own when ``partitions``
-    are wanted; ``heal`` brings back whatever is stopped, dead or cut off (and notes processes that died without
-    the nemesis killing them)."""
+    are wanted, and each Canopy node with a wall clock of its own (``clocks``) when clock jumps are; ``heal``
+    brings back whatever is stopped, dead, cut off or moved (and notes processes that died without the nemesis
+    killing them)."""
 
-    def __init__(self, binary: Path, directory: Path, partitions: bool = False):
+    def __init__(self, binary: Path, directory: Path, partitions: bool = False, clocks: bool = False):
         self.binary = binary
         self.directory = directory
         self.partitions = partitions
         self.lab: NetworkLab | None = None
         self.nats: NatsCluster | None = None
         self.nodes: list[CanopyNode] = []
+        self.clocks: dict[str, WallClock] = {}  # by node name, when clocks are wanted
+        self.with_clocks = clocks
         self.paused: set[int] = set()  # pids under SIGSTOP
         self.problems: list[str] = []
 
@@ -104,9 +115,16 @@ class ChaosCluster:
             self.lab = NetworkLab()
         self.nats = NatsCluster(self.directory / "nats", lab=self.lab)
         self.nats.start()
-        self.nodes = [start_canopy_node(self.binary, self.directory, self.nats.urls,
-                                        lab_host=self.lab.add_host(f"c{number + 1}") if self.lab else None)
-                      for number in range(CANOPY_NODES)]
+        if self.with_clocks:
+            (self.directory / "clocks").mkdir(exist_ok=True)
+        for number in range(CANOPY_NODES):
+            clock = WallClock(self.directory / "clocks" / f"c{number + 1}") if self.with_clocks else None
+            node = start_canopy_node(self.binary, self.directory, self.nats.urls,
+                                     lab_host=self.lab.add_host(f"c{number + 1}") if self.lab else None,
+                                     environment=clock.environment() if clock else None)
+            self.nodes.append(node)
+            if clock:
+                self.clocks[node.name] = clock
 
     def pause(self, process) -> None:
         process.send_signal(signal.SIGSTOP)
@@ -125,6 +143,8 @@ class ChaosCluster:
     def heal(self) -> None:
         if self.lab is not None:
             self.lab.heal()
+        for clock in self.clocks.values():
+            clock.restore()
         processes = [server.process for server in self.nats.servers] + [node.process for node in self.nodes]
         for process in processes:
             if process is not None and process.pid in self.paused:
@@ -263,6 +283,19 @@ class Nemesis:
         return await self._partition("partition canopy", node.name, [node.lab_host],
                                      [server.lab_host for server in self.cluster.nats.servers])
 
+    async def jump_canopy_clock(self) -> Fault:
+        """A Canopy node's wall clock moved forward or back, then set right."""
+        node = self.rng.choice(self.cluster.nodes)
+        clock = self.cluster.clocks[node.name]
+        seconds = self.rng.uniform(*self.timing.clock_jump) * self.rng.choice((-1, 1))
+        started = self.recorder.now()
+        clock.jump(seconds)
+        try:
+            await asyncio.sleep(self.rng.uniform(*self.timing.jumped))
+        finally:
+            clock.restore()
+        return Fault("jump canopy clock", f"{node.name} {seconds:+.0f} s", started, self.recorder.now())
+
     async def _partition(self, kind: str, target: str, side: list, others: list) -> Fault:
         lab = self.cluster.lab
         started = self.recorder.now()
@@ -284,8 +317,10 @@ FAULTS: dict[str, Callable[[Nemesis], Awaitable[Fault | None]]] = {
     "partition nats leader": lambda nemesis: nemesis.partition_nats(leader=True),
     "partition nats follower": lambda nemesis: nemesis.partition_nats(leader=False),
     "partition canopy": Nemesis.partition_canopy,
+    "jump canopy clock": Nemesis.jump_canopy_clock,
 }
 PARTITIONS = {kind for kind in FAULTS if kind.startswith("partition ")}
+CLOCK_JUMPS = {"jump canopy clock"}
 NO_FAULT = "no fault"
 TABLE_HEADER = f"  {'fault':<22}{'injected':>9}{'longest ack gap':>17}{'longest wait':>16}"
 
@@ -346,7 +381,8 @@ class RunResult:
         gaps, waits = self.longest_gaps(), self.longest_waits()
         counts = {kind: sum(1 for fault in self.faults if fault.kind == kind) for kind in gaps}
         lines = [f"{self.report.operations:,} operations checked ({self.indeterminate:,} indeterminate), "
-                 f"{self.report.events:,} listener events, {len(self.faults)} faults; "
+                 f"{self.report.events:,} listener events, {self.report.stamps:,} server-time stamps, "
+                 f"{len(self.faults)} faults; "
                  f"{self.violations} violations, {self.lost} lost"
                  + (f", undecided keys: {', '.join(self.report.unknown_keys)}" if self.report.unknown_keys else "")
                  + f"; history {self.history_path}",
@@ -385,6 +421,22 @@ async def final_reads(cluster: ChaosCluster, recorder: Recorder) -> None:
                 recorder.record(Operation(process, key, READ, invoked, None))
                 continue
             recorder.record(Operation(process, key, READ, invoked, recorder.now(), value=value))
+    await fill_stamps(cluster, recorder)
+
+
+async def fill_stamps(cluster: ChaosCluster, recorder: Recorder) -> None:
+    """The server time of every stamp, read through every node (they must agree), into the history."""
+    reads = {}
+    for node in cluster.nodes:
+        try:
+            reads[node.name] = await asyncio.to_thread(read_stamps, node, NAMESPACE)
+        except SessionLost as lost:
+            cluster.problems.append(f"final read of the stamps after healing: {lost}")
+    if len({json.dumps(read, sort_keys=True) for read in reads.values()}) > 1:
+        cluster.problems.append(f"the nodes' stamps differ after healing: {sorted(reads)}")
+    stamps = next(iter(reads.values()), {})
+    recorder.history.stamps = [replace(stamp, value=stamps.get(stamp.name)) if stamp.name else stamp
+                               for stamp in recorder.history.stamps]
 
 
 async def run_chaos(binary: Path, directory: Path, seconds: float, seed: int, kinds: list[str],
@@ -393,7 +445,8 @@ async def run_chaos(binary: Path, directory: Path, seconds: float, seed: int, ki
     nemesis, heal, read every key through every node, stop, and check the history (saved as history.json)."""
     asyncio.get_running_loop().set_default_executor(concurrent.futures.ThreadPoolExecutor(CLIENTS + 8))
     rng = random.Random(seed)
-    cluster = ChaosCluster(binary, directory, partitions=bool(PARTITIONS & set(kinds)))
+    cluster = ChaosCluster(binary, directory, partitions=bool(PARTITIONS & set(kinds)),
+                           clocks=bool(CLOCK_JUMPS & set(kinds)))
     try:
         await asyncio.to_thread(cluster.start)
         await open_namespace(cluster.nodes)
@@ -441,8 +494,11 @@ def main(arguments: list[str]) -> int:
     if PARTITIONS & set(kinds) and (reason := unavailable_reason()):
         kinds = [kind for kind in kinds if kind not in PARTITIONS]
         print(f"without partitions: {reason}", flush=True)
-        if not kinds:
-            return 1
+    if CLOCK_JUMPS & set(kinds) and (reason := clock_jumps.unavailable_reason()):
+        kinds = [kind for kind in kinds if kind not in CLOCK_JUMPS]
+        print(f"without clock jumps: {reason}", flush=True)
+    if not kinds:
+        return 1
     base = options.dir or Path(tempfile.mkdtemp(prefix="canopy-chaos-"))
     results = []
     for run in range(options.runs):
@@ -469,6 +525,7 @@ def summary(results: list[RunResult]) -> str:
         for fault in result.faults:
             counts[fault.kind] = counts.get(fault.kind, 0) + 1
     lines = [f"{len(results)} runs: {sum(r.report.operations for r in results):,} operations checked, "
+             f"{sum(r.report.stamps for r in results):,} server-time stamps, "
              f"{sum(len(r.faults) for r in results)} faults, {sum(r.violations for r in results)} violations, "
              f"{sum(r.lost for r in results)} lost, {sum(len(r.report.unknown_keys) for r in results)} undecided keys",
              TABLE_HEADER]

@@ -10,7 +10,9 @@ began):
 - a **write** puts a value no other operation writes;
 - a **compare-and-set** is a put with the hash of the value the client's listen holds (as an SDK's transaction
   sends it): ``ok`` succeeded, ``datastale`` failed;
-- an **increment** puts ``{".sv": {"increment": 1}}`` (its result is not known).
+- an **increment** puts ``{".sv": {"increment": 1}}`` (its result is not known);
+- a **stamp** is a REST ``POST`` of ``{".sv": "timestamp"}`` to ``/stamps`` through the same node: the server names
+  the child with a push id and gives it the server time (both read back after the run, ``read_stamps``).
 
 The counter key is only incremented and read. An operation without an answer within ``OPERATION_TIMEOUT`` (or whose
 connection dropped, or answered with another error) is indeterminate; the client then drops the connection and
@@ -30,10 +32,12 @@ from websockets.exceptions import WebSocketException
 import firebase_model as model
 from cluster import CanopyNode
 from firebase_wire import Response, View, WireClient, WireTimeout
-from history_checker import CAS, INCREMENT, READ, WRITE, History, ListenerEvent, Operation
+from history_checker import CAS, INCREMENT, READ, WRITE, History, ListenerEvent, Operation, ServerStamp
 from rest_client import ADMIN, ConnectionEnded, HttpConnection, url
 
 LISTEN_PATH = "/k"
+STAMPS_PATH = "/stamps"
+STAMP_CHANCE = 1 / 12
 KEYS = ("a", "b", "c")
 COUNTER_KEY = "counter"
 OPERATION_TIMEOUT = 12.0  # longer than a JetStream election (4–9 s), so most stalls end in an answer
@@ -70,22 +74,33 @@ class SessionLost(Exception):
     """The connection dropped or an answer did not come: the client connects again."""
 
 
-def rest_get(node: CanopyNode, ns: str, key: str) -> object:
-    """The value of ``/k/<key>`` through ``node`` (REST, as admin); raises ``SessionLost`` without a 200."""
+def rest_request(node: CanopyNode, method: str, path: str, ns: str, body: str | None = None) -> object:
+    """A REST request through ``node`` (as admin) and its answer's JSON; raises ``SessionLost`` without a 200."""
     port = node.port
     try:
         connection = HttpConnection(port, host=node.host, timeout=OPERATION_TIMEOUT)
     except OSError as error:
-        raise SessionLost(f"read through {port}: {error}") from None
+        raise SessionLost(f"{method} through {port}: {error}") from None
     try:
-        response = connection.request("GET", url(f"{LISTEN_PATH}/{key}.json", {"ns": ns}), headers=ADMIN)
+        response = connection.request(method, url(f"{path}.json", {"ns": ns}), body, headers=ADMIN)
     except (OSError, ConnectionEnded) as error:
-        raise SessionLost(f"read through {port}: {error}") from None
+        raise SessionLost(f"{method} through {port}: {error}") from None
     finally:
         connection.close()
     if response.status != 200:
-        raise SessionLost(f"read through {port}: {response.status}")
+        raise SessionLost(f"{method} through {port}: {response.status}")
     return response.json()
+
+
+def rest_get(node: CanopyNode, ns: str, key: str) -> object:
+    """The value of ``/k/<key>`` through ``node``."""
+    return rest_request(node, "GET", f"{LISTEN_PATH}/{key}", ns)
+
+
+def read_stamps(node: CanopyNode, ns: str) -> dict[str, object]:
+    """Every stamp's server time through ``node``, by push id."""
+    stamps = rest_request(node, "GET", STAMPS_PATH, ns)
+    return stamps if isinstance(stamps, dict) else {}
 
 
 async def answer(client: WireClient, future: asyncio.Future) -> Response:
@@ -168,6 +183,10 @@ class RecordingClient:
         if not response.ok:
             raise SessionLost(f"listen on {node.name}: {response.status}")
         while not self.stopping.is_set():
+            if self.rng.random() < STAMP_CHANCE:
+                await self._stamp(node)
+                await asyncio.sleep(self.rng.uniform(0, MAX_THINK_TIME))
+                continue
             key = self.rng.choice(KEYS + (COUNTER_KEY,))
             if key == COUNTER_KEY:
                 kind = self.rng.choice((READ, INCREMENT))
@@ -187,6 +206,19 @@ class RecordingClient:
             self.recorder.record(Operation(self.name, key, READ, invoked, None))
             raise
         self.recorder.record(Operation(self.name, key, READ, invoked, self.recorder.now(), value=value))
+
+    async def _stamp(self, node: CanopyNode) -> None:
+        invoked = self.recorder.now()
+        try:
+            answer = await asyncio.to_thread(rest_request, node, "POST", STAMPS_PATH, self.ns, '{".sv":"timestamp"}')
+        except SessionLost:
+            self.recorder.history.stamps.append(ServerStamp(self.name, invoked, None, None))
+            raise
+        name = answer.get("name") if isinstance(answer, dict) else None
+        if not isinstance(name, str):
+            self.recorder.history.stamps.append(ServerStamp(self.name, invoked, None, None))
+            raise SessionLost(f"stamp through {node.name}: answered {answer!r}")
+        self.recorder.history.stamps.append(ServerStamp(self.name, invoked, self.recorder.now(), name))
 
     def _new_value(self) -> int:
         self.written += 1

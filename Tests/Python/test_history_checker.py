@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from history_checker import (CAS, INCREMENT, LINEARIZABLE, READ, UNKNOWN, VIOLATION, WRITE, History, HistoryError,
-                             ListenerEvent, Operation, check_history, minimal_violation, search)
+from history_checker import (CAS, INCREMENT, LINEARIZABLE, PUSH_ID_ALPHABET, READ, UNKNOWN, VIOLATION, WRITE, History,
+                             HistoryError, ListenerEvent, Operation, ServerStamp, check_history, minimal_violation,
+                             push_id_time, search)
 
 
 def read(process: str, invoked: float, completed: float | None, value, key: str = "x") -> Operation:
@@ -231,6 +232,75 @@ def test_values_written_twice_break_the_contract():
 def test_a_history_survives_its_file(tmp_path):
     history = History([write("a", 0, 1, 1000), cas("b", 2, None, 1000, 2000, None), increment("c", 3, 4, 1001)],
                       seen("a", (0.5, 1000)))
+    path = tmp_path / "history.json"
+    history.save(path)
+    assert History.load(path) == history
+
+
+# -- server time ---------------------------------------------------------------------------------------------------
+
+T0 = 1_795_000_000_000  # milliseconds since the epoch
+
+
+def push_id(milliseconds: int, sequence: int) -> str:
+    """A push id as the server makes one: the time in characters 1–8, the log sequence in characters 9–20."""
+    digits = []
+    for value, count in ((milliseconds, 8), (sequence, 12)):
+        part = []
+        for _ in range(count):
+            part.append(PUSH_ID_ALPHABET[value % 64])
+            value //= 64
+        digits += reversed(part)
+    return "".join(digits)
+
+
+def stamp(process: str, invoked: float, completed: float | None, milliseconds: int | None, sequence: int = 0,
+          value: float | None = None) -> ServerStamp:
+    """A stamp answered with the push id of (``milliseconds``, ``sequence``) whose child holds ``value`` (by default
+    the same time); ``milliseconds`` None: unanswered."""
+    if milliseconds is None:
+        return ServerStamp(process, invoked, completed, None)
+    return ServerStamp(process, invoked, completed, push_id(milliseconds, sequence),
+                       milliseconds if value is None else value)
+
+
+def test_push_ids_carry_their_time():
+    assert push_id_time(push_id(T0, 7)) == T0 and push_id_time("not a push id") is None
+
+
+def test_server_time_that_stands_still_or_moves_on_is_accepted():
+    # The same millisecond twice (the log's time held while a node's clock was behind), concurrent stamps in either
+    # order, and an unanswered one.
+    history = History(stamps=[stamp("a", 0, 1, T0, 1), stamp("b", 2, 3, T0, 2), stamp("a", 4, 6, T0 + 90, 4),
+                              stamp("b", 5, 5.5, T0 + 50, 3), stamp("c", 7, None, None)])
+    assert check_history(history).violations == []
+
+
+def test_server_time_that_goes_back_in_push_id_order_is_caught():
+    # A node whose clock jumped back an hour stamped its child with its own clock instead of the log's time.
+    history = History(stamps=[stamp("a", 0, 1, T0, 1), stamp("b", 2, 3, T0 + 10, 2, value=T0 - 3_600_000)])
+    report = check_history(history)
+    assert checks_failed(report) == {"server time"} and report.stamps == 2
+    assert "the push id's time is not the server time" in report.render()
+
+
+def test_a_push_id_from_an_earlier_time_after_a_later_acknowledged_one_is_caught():
+    # The second stamp was invoked after the first was answered, yet its id and time (from a clock that went back)
+    # sort first. In push-id order the times do not fall: only the real-time order shows it.
+    history = History(stamps=[stamp("a", 0, 1, T0, 5), stamp("b", 2, 3, T0 - 3_600_000, 6)])
+    report = check_history(history)
+    assert [violation.message for violation in report.violations] == [
+        "a stamp acknowledged before another was invoked has the larger push id"]
+    assert checks_failed(report) == {"server time"}
+
+
+def test_an_acknowledged_stamp_missing_afterwards_is_lost():
+    history = History(stamps=[stamp("a", 0, 1, T0, 1), ServerStamp("b", 2, 3, push_id(T0, 2))])
+    assert checks_failed(check_history(history)) == {"lost write"}
+
+
+def test_stamps_survive_the_file(tmp_path):
+    history = History([write("a", 0, 1, 1000)], stamps=[stamp("a", 0, 1, T0, 1), stamp("b", 2, None, None)])
     path = tmp_path / "history.json"
     history.save(path)
     assert History.load(path) == history

@@ -1,11 +1,11 @@
 import DataModel
 
-/// Cluster mode's part of a namespace's state: which node was last heard from when (in log time), and the
+/// Cluster mode's part of a namespace's state: where in the log each node was last heard from, and the
 /// onDisconnect writes each node's connections armed. Kept by every replica from the log, so any survivor's
 /// replica runs a dead node's writes at the same place in the order.
 public struct ClusterPresence: Sendable, Equatable {
-    /// Log time (milliseconds) of each node's latest entry.
-    public internal(set) var lastHeard: [String: Double] = [:]
+    /// The sequence number of each node's latest entry (arming, disarming or running a write, or a heartbeat).
+    public internal(set) var lastHeard: [String: UInt64] = [:]
     /// The armed onDisconnect writes, by node, then by connection.
     public internal(set) var armed: [String: [String: StoreWrite]] = [:]
 

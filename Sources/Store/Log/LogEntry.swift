@@ -31,15 +31,17 @@ public enum LogOperation: Sendable, Equatable {
     /// Puts a rules revision in force for every later entry.
     case rules(RulesRevision)
     /// Cluster mode: `node` arms the onDisconnect write of its connection `session` (`nil`: disarms it). Every
-    /// replica holds it, so the write runs even when the node dies (``nodeDown(_:silentFor:)``).
+    /// replica holds it, so the write runs even when the node dies (``nodeDown(_:lastHeard:)``).
     case armDisconnect(node: String, session: String, write: StoreWrite?)
     /// Cluster mode: connection `session` of `node` ended: its armed write runs now, as a privileged write.
     case disconnect(node: String, session: String)
     /// Cluster mode: `node` is alive at this entry's time.
     case heartbeat(node: String)
-    /// Cluster mode: `node` is gone if the log holds nothing from it for `silentFor` milliseconds before this
-    /// entry's time; then every write it armed runs, in one update, its sessions in order of their ids.
-    case nodeDown(_ node: String, silentFor: Double)
+    /// Cluster mode: `node` is gone if the log holds nothing from it after its entry with sequence number
+    /// `lastHeard` (the proposer saw nothing newer for a while, timed by its own monotonic clock); then every write
+    /// it armed runs, in one update, its sessions in order of their ids. The decision uses no wall-clock time, so a
+    /// node whose clock jumps neither declares live nodes down nor keeps dead ones alive.
+    case nodeDown(_ node: String, lastHeard: UInt64)
 }
 
 /// Who made a write, as the security rules see it.

@@ -71,10 +71,10 @@ enum LogEntryCodec {
         case .heartbeat(let node):
             writer.write(5)
             writer.writeString(node)
-        case .nodeDown(let node, let silentFor):
+        case .nodeDown(let node, let lastHeard):
             writer.write(6)
             writer.writeString(node)
-            writer.writeUInt64(silentFor.bitPattern)
+            writer.writeUInt64(lastHeard)
         }
     }
 
@@ -200,10 +200,7 @@ enum LogEntryCodec {
         case 5:
             operation = .heartbeat(node: try reader.readString())
         case 6:
-            let node = try reader.readString()
-            let silentFor = Double(bitPattern: try reader.readUInt64())
-            guard silentFor.isFinite else { throw reader.failure("silence is not finite") }
-            operation = .nodeDown(node, silentFor: silentFor)
+            operation = .nodeDown(try reader.readString(), lastHeard: try reader.readUInt64())
         default:
             throw reader.failure("unknown entry kind")
         }

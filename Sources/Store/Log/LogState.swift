@@ -85,21 +85,20 @@ public struct LogState: Sendable {
             case .failure(let error): return .rejected(error)
             }
         case .armDisconnect(let node, let session, let write):
-            presence.lastHeard[node] = entry.timestamp
+            presence.lastHeard[node] = entry.sequence
             presence.armed[node, default: [:]][session] = write
             if presence.armed[node]?.isEmpty == true { presence.armed[node] = nil }
             return .presenceChanged
         case .disconnect(let node, let session):
-            presence.lastHeard[node] = entry.timestamp
+            presence.lastHeard[node] = entry.sequence
             guard let write = presence.armed[node]?.removeValue(forKey: session) else { return .presenceChanged }
             if presence.armed[node]?.isEmpty == true { presence.armed[node] = nil }
             return runDisconnectWrite(write, entry: entry)
         case .heartbeat(let node):
-            presence.lastHeard[node] = entry.timestamp
+            presence.lastHeard[node] = entry.sequence
             return .presenceChanged
-        case .nodeDown(let node, let silentFor):
-            guard (presence.lastHeard[node] ?? 0) + silentFor <= entry.timestamp,
-                let write = presence.combinedWrite(of: node)
+        case .nodeDown(let node, let lastHeard):
+            guard presence.lastHeard[node] == lastHeard, let write = presence.combinedWrite(of: node)
             else { return .presenceChanged }
             presence.armed[node] = nil
             presence.lastHeard[node] = nil

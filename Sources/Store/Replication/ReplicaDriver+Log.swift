@@ -8,7 +8,7 @@ extension ReplicaDriver {
     /// Opens the cluster's log, restores its newest snapshot and follows the log after it; the store serves (and
     /// `loaded` runs) once it applied everything the log held when it opened. On the sequencer.
     func startReplica(loaded: @escaping @Sendable (Result<LoadReport, JournalError>) -> Void) {
-        let started = sequencer.clock()
+        let started = DispatchTime.now().uptimeNanoseconds
         log.open { [self] opened in
             sequencer.queue.async { [self] in
                 switch opened {
@@ -24,7 +24,8 @@ extension ReplicaDriver {
     /// Asks the log for its head, as every reader does (the stream's state as the opening server reported it can
     /// be stale: docs/reliability.md), until it tells; then catches up to it. While the log cannot tell (no
     /// majority of its servers reachable), the store does not load: it could only serve a replica that may lag.
-    private func askForCatchUpTarget(started: Double,
+    /// `started` is when loading began, in monotonic nanoseconds.
+    private func askForCatchUpTarget(started: UInt64,
                                      loaded: @escaping @Sendable (Result<LoadReport, JournalError>) -> Void)
     {
         log.lastPosition { [self] result in
@@ -260,7 +261,7 @@ extension ReplicaDriver {
     private func checkCaughtUp() {
         guard let catchUp = replica.catchUp, replica.appliedPosition >= catchUp.position else { return }
         replica.catchUp = nil
-        let seconds = max(0, sequencer.clock() - catchUp.started) / 1000
+        let seconds = max(0, Double(DispatchTime.now().uptimeNanoseconds) - Double(catchUp.started)) / 1e9
         let replayed = replica.replayed
         sequencer.report.withLock { report in
             report.replayedRecords = replayed

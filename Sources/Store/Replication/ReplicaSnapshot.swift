@@ -26,7 +26,7 @@ struct ReplicaSnapshot: Sendable {
 /// "CANOPYR1"                          magic (the digit is the format version)
 /// varint position, varint sequence, u64 timestamp bits, rules (``BinaryWriter/writeRules(_:)``)
 /// varint undecodable
-/// varint n, n × (string node, u64 last-heard bits)           presence: last heard
+/// varint n, n × (string node, u64 last-heard sequence)       presence: last heard
 /// varint n, n × (varint length, entry)                       presence: armed writes as armDisconnect entries
 /// varint n, n × (string node, varint next)                   node order: next numbers
 /// varint n, n × (varint length, proposal)                    node order: held proposals (``ProposalCodec``)
@@ -48,9 +48,9 @@ enum ReplicaSnapshotCodec {
         writer.writeVarint(snapshot.undecodable)
         let heard = snapshot.presence.lastHeard.sorted { $0.key < $1.key }
         writer.writeVarint(heard.count)
-        for (node, time) in heard {
+        for (node, sequence) in heard {
             writer.writeString(node)
-            writer.writeUInt64(time.bitPattern)
+            writer.writeUInt64(sequence)
         }
         var armed: [[UInt8]] = []
         for node in snapshot.presence.armed.keys.sorted() {
@@ -112,9 +112,7 @@ enum ReplicaSnapshotCodec {
         var presence = ClusterPresence()
         for _ in 0..<(try reader.readCount(limit: reader.remainingCount)) {
             let node = try reader.readString()
-            let time = Double(bitPattern: try reader.readUInt64())
-            guard time.isFinite else { throw reader.failure("last-heard time is not finite") }
-            presence.lastHeard[node] = time
+            presence.lastHeard[node] = try reader.readUInt64()
         }
         for _ in 0..<(try reader.readCount(limit: reader.remainingCount)) {
             let count = try reader.readCount(limit: reader.remainingCount)

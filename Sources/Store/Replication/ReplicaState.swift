@@ -15,9 +15,9 @@ struct ReplicaState {
     var gathering: (number: UInt64, entries: [[UInt8]], bytes: Int)?
     /// Reads and listens submitted while this node's proposals up to `after` were outstanding, in submission order.
     var deferred: [(after: UInt64, run: () -> Void)] = []
-    /// Loading: the log position to reach before serving, when loading started (the store's clock), and whom
-    /// to tell.
-    var catchUp: (position: UInt64, started: Double, loaded: @Sendable (Result<LoadReport, JournalError>) -> Void)?
+    /// Loading: the log position to reach before serving, when loading started (monotonic nanoseconds: a wall
+    /// clock that jumps meanwhile must not change the duration reported), and whom to tell.
+    var catchUp: (position: UInt64, started: UInt64, loaded: @Sendable (Result<LoadReport, JournalError>) -> Void)?
     /// Loading: the entries applied so far (after the snapshot restored, if any).
     var replayed = 0
     /// Counts the replica's followings of the log: deliveries of an earlier one are ignored (``ReplicaDriver/follow()``).
@@ -30,6 +30,9 @@ struct ReplicaState {
     var rejoins = 0
     /// Nodes this replica proposed as down, until that proposal is applied.
     var downProposed: Set<String> = []
+    /// For each other node with armed writes: the sequence number it was last heard at, and when (monotonic
+    /// nanoseconds) this replica first saw that it was (``ReplicaDriver/presenceTick()``).
+    var silences: [String: (lastHeard: UInt64, since: UInt64)] = [:]
     /// Each node's proposals are applied in the order it numbered them (``NodeOrder``).
     var nodeOrder = NodeOrder()
     /// Work submitted before the replica caught up, run in order once it has (``ReplicaDriver/run(_:)``).
