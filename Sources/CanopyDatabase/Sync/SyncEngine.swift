@@ -295,9 +295,9 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     }
 
     private func refresh(where affected: (View) -> Bool) {
-        // A client observing nothing (a writer) skips the copy of the views.
-        guard !views.isEmpty else { return }
-        for view in Array(views.values) where affected(view) { refresh(view) }
+        // Iterating `views.values` iterates the dictionary as it is now: a view an event's block adds or drops
+        // (through the loop) does not disturb it, and no array of the views is made per write or push.
+        for view in views.values where affected(view) { refresh(view) }
     }
 
     /// Raises the events that take `view` from the data last raised to what it shows now.
@@ -403,7 +403,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
             refresh(view)
             return
         }
-        for view in Array(views.values) where view.tag == nil {
+        for view in views.values where view.tag == nil {
             if apply(update, to: view) { refresh(view) }
         }
     }
