@@ -126,7 +126,7 @@ struct RandomValue {
     ]
     static let strings = ["", "x", "quote \" and \\ backslash", "line\nfeed\u{0}", "é", "e\u{301}", "😀", "10"]
     static let doubles: [Double] = [
-        0, -0.0, 1, -1, 0.1, 1.5, 1e21, 1e-7, 123456789.125, 9_007_199_254_740_993, -9_007_199_254_740_992,
+        0, -0.0, 1, -1, 0.1, 1.5, 1e21, 1e-7, 123456789.125, 9_007_199_254_740_994, -9_007_199_254_740_992,
         .leastNonzeroMagnitude, .greatestFiniteMagnitude, .pi, .infinity, .nan,
     ]
 
@@ -135,7 +135,7 @@ struct RandomValue {
         switch Int.random(in: 0..<(12 + containers), using: &random) {
         case 0: return random.pick(Self.strings)
         case 1: return Int.random(in: -1_000_000...1_000_000, using: &random)
-        case 2: return random.chance(0.5) ? Int.max : Int.min
+        case 2: return random.pick([Int.max, Int.min, 9_007_199_254_740_993])
         case 3: return random.pick(Self.doubles)
         case 4: return Double(bitPattern: random.next())
         case 5: return random.chance(0.5)
