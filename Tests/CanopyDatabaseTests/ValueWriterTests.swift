@@ -52,7 +52,7 @@ struct ValueWriterTests {
             var generator = RandomValue(random: random)
             let value = generator.value(nesting: 0)
             random = generator.random
-            let depth = random.chance(0.1) ? Int.random(in: 0...34, using: &random) : Int.random(in: 0...3, using: &random)
+            let depth = Int.random(in: 0...(random.chance(0.1) ? 34 : 3), using: &random)
             let expected = Self.readAtOnce(value, depth: depth)
             let (outcome, isPlain) = Self.checked(value, depth: depth)
             #expect(outcome == expected, "\(String(describing: value)) at depth \(depth)")
@@ -74,7 +74,8 @@ struct ValueWriterTests {
             }
         }
         // Every kind of outcome is exercised, and most writable values are plain.
-        #expect(plain > 5_000 && readAtOnce > 500 && failed > 500, "plain \(plain), read \(readAtOnce), failed \(failed)")
+        #expect(plain > 5_000 && readAtOnce > 500 && failed > 500,
+                "plain \(plain), read at once \(readAtOnce), failed \(failed)")
     }
 
     @Test("plain data is left unread; metadata, server values and invalid data are read at once")

@@ -203,10 +203,12 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
                 case .json(let json, let depth):
                     return (path: entry.path, value: LocalValue(json: json, depth: depth))
                 case .read(let value):
-                    guard !value.serverValues.isEmpty else { return (path: entry.path, value: LocalValue(node: value.node)) }
-                    let current = visibleData(at: entry.path)
-                    let now = estimatedServerTime
-                    let node = (try? value.resolved(timestamp: now) { current.descendant(at: $0) }) ?? value.node
+                    var node = value.node
+                    if !value.serverValues.isEmpty {
+                        let current = visibleData(at: entry.path)
+                        let now = estimatedServerTime
+                        node = (try? value.resolved(timestamp: now) { current.descendant(at: $0) }) ?? node
+                    }
                     return (path: entry.path, value: LocalValue(node: node))
                 }
             }
@@ -295,8 +297,8 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     }
 
     private func refresh(where affected: (View) -> Bool) {
-        // Iterating `views.values` iterates the dictionary as it is now: a view an event's block adds or drops
-        // (through the loop) does not disturb it, and no array of the views is made per write or push.
+        // `views.values` is the dictionary as it is now: a view dropped while events are raised (its `once`
+        // registration ran) does not disturb the iteration, and no array of the views is made per write or push.
         for view in views.values where affected(view) { refresh(view) }
     }
 
