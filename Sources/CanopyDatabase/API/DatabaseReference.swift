@@ -133,16 +133,16 @@ public final class DatabaseReference: DatabaseQuery, @unchecked Sendable {  // i
     private func write(_ value: Any?, priority: Any?, withPriority: Bool,
                        block: (((any Error)?, DatabaseReference) -> Void)?)
     {
-        let written: (value: WriteValue, json: [UInt8])
+        let written: (json: [UInt8], value: WriteValue?)
         do {
-            written = try ValueConversion.writeValueAndJSON(
+            written = try ValueConversion.checkedJSON(
                 withPriority ? ["." + "value": value ?? NSNull(), ".priority": priority ?? NSNull()] : value,
                 depth: path.depth)
         } catch {
             return fail(error, block)
         }
-        database.engine.write([(path, written.value)], merge: false, at: path, hash: nil, json: written.json,
-                              completion: block.map { WriteCompletion(block: $0, reference: self) })
+        database.engine.set(written.json, value: written.value, at: path,
+                            completion: block.map { WriteCompletion(block: $0, reference: self) })
     }
 
     private func fail(_ error: any Error, _ block: (((any Error)?, DatabaseReference) -> Void)?) {

@@ -13,8 +13,8 @@ struct PreparedRequest: Sendable {
         tail = ClientMessage.requestTail(for: action)
     }
 
-    /// A put of `json` at `path`, the JSON text the value conversion wrote (and the data model read back, which
-    /// checked it), copied rather than encoded again.
+    /// A put of `json` at `path`, the JSON text the value conversion wrote (and checked in the same pass, see
+    /// ``ValueWriter``), copied rather than encoded again.
     init(putAt path: Path, json: [UInt8]) {
         tail = ClientMessage.putRequestTail(at: path, data: json)
     }

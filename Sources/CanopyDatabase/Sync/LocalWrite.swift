@@ -5,7 +5,7 @@ import DataModel
 struct LocalWrite {
     /// Each location written and its value, as the client resolved it (server values estimated with the
     /// server's clock offset); a set has one entry, an update one per child path.
-    var entries: [(path: Path, node: Node)]
+    var entries: [(path: Path, value: LocalValue)]
     let id: Int
 
     /// `node` with this write applied, where `node` is the data at `location`.
@@ -13,9 +13,9 @@ struct LocalWrite {
         var result = node
         for entry in entries {
             if entry.path.contains(location), let relative = entry.path.relativePath(to: location) {
-                result = entry.node.descendant(at: relative)
+                result = entry.value.node.descendant(at: relative)
             } else if location.contains(entry.path), let relative = location.relativePath(to: entry.path) {
-                result = result.setting(entry.node, at: relative)
+                result = result.setting(entry.value.node, at: relative)
             }
         }
         return result

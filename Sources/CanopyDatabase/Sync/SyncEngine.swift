@@ -163,9 +163,9 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     /// sends it, and reports the server's answer; a refused write is rolled back with events.
     ///
     /// `hash` makes a set a compare-and-set (transactions): the server refuses it with `datastale` unless the
-    /// data's hash is that. `json`: a set's value as the JSON text it was read from, sent as it is.
+    /// data's hash is that.
     func write(_ entries: [(path: Path, value: WriteValue)], merge: Bool, at path: Path, hash: String?,
-               json: [UInt8]? = nil, completion: WriteCompletion?)
+               completion: WriteCompletion?)
     {
         // The request is encoded here, on the caller's thread, so that the connection's thread only numbers it.
         let request: PreparedRequest
@@ -173,20 +173,44 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
             request = PreparedRequest(.merge(MergeRequest(path: path, entries: entries.map { entry in
                 UpdateEntry(target: .node(path.relativePath(to: entry.path) ?? entry.path), value: entry.value)
             })))
-        } else if let json, hash == nil {
-            request = PreparedRequest(putAt: path, json: json)
         } else {
             request = PreparedRequest(.put(PutRequest(target: .node(path), value: entries[0].value, hash: hash)))
         }
+        send(request, entries: entries.map { (path: $0.path, value: .read($0.value)) }, completion: completion)
+    }
+
+    /// A set of `value`'s JSON text `json` (``ValueConversion/checkedJSON(_:depth:)``), sent as it is: `value` is
+    /// the data read from it, or `nil` for plain data, read only when a view shows it.
+    func set(_ json: [UInt8], value: WriteValue?, at path: Path, completion: WriteCompletion?) {
+        let written: Written = value.map { .read($0) } ?? .json(json, depth: path.depth)
+        send(PreparedRequest(putAt: path, json: json), entries: [(path: path, value: written)], completion: completion)
+    }
+
+    /// What a write carries for local listeners: its data, or plain data's JSON text.
+    private enum Written {
+        case read(WriteValue)
+        case json([UInt8], depth: Int)
+    }
+
+    private func send(_ request: PreparedRequest, entries: [(path: Path, value: Written)],
+                      completion: WriteCompletion?)
+    {
         loop.post { [self] in
             let id = nextWriteID
             nextWriteID += 1
             let resolved = entries.map { entry in
-                guard !entry.value.serverValues.isEmpty else { return (path: entry.path, node: entry.value.node) }
-                let current = visibleData(at: entry.path)
-                let now = estimatedServerTime
-                let node = (try? entry.value.resolved(timestamp: now) { current.descendant(at: $0) }) ?? entry.value.node
-                return (path: entry.path, node: node)
+                switch entry.value {
+                case .json(let json, let depth):
+                    return (path: entry.path, value: LocalValue(json: json, depth: depth))
+                case .read(let value):
+                    var node = value.node
+                    if !value.serverValues.isEmpty {
+                        let current = visibleData(at: entry.path)
+                        let now = estimatedServerTime
+                        node = (try? value.resolved(timestamp: now) { current.descendant(at: $0) }) ?? node
+                    }
+                    return (path: entry.path, value: LocalValue(node: node))
+                }
             }
             let local = LocalWrite(entries: resolved, id: id)
             writes.append(local, id: id)
@@ -273,9 +297,9 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
     }
 
     private func refresh(where affected: (View) -> Bool) {
-        // A client observing nothing (a writer) skips the copy of the views.
-        guard !views.isEmpty else { return }
-        for view in Array(views.values) where affected(view) { refresh(view) }
+        // `views.values` is the dictionary as it is now: a view dropped while events are raised (its `once`
+        // registration ran) does not disturb the iteration, and no array of the views is made per write or push.
+        for view in views.values where affected(view) { refresh(view) }
     }
 
     /// Raises the events that take `view` from the data last raised to what it shows now.
@@ -381,7 +405,7 @@ final class SyncEngine: PersistentConnectionDelegate, @unchecked Sendable {
             refresh(view)
             return
         }
-        for view in Array(views.values) where view.tag == nil {
+        for view in views.values where view.tag == nil {
             if apply(update, to: view) { refresh(view) }
         }
     }

@@ -13,17 +13,25 @@ enum ValueConversion {
     /// `value` as data to write (with `{".sv": …}` server values and `.priority`/`.value` keys), checked against
     /// the data model's limits at `depth`.
     static func writeValue(_ value: Any?, depth: Int = 0) throws(DatabaseValueError) -> WriteValue {
-        try writeValueAndJSON(value, depth: depth).value
+        try readBack(jsonBytes(value), depth: depth)
     }
 
-    /// ``writeValue(_:depth:)`` with the JSON text it was read from (valid, as the reading showed), for a request
-    /// that carries it as it is.
-    static func writeValueAndJSON(_ value: Any?, depth: Int = 0) throws(DatabaseValueError)
-        -> (value: WriteValue, json: [UInt8])
+    /// `value` as the JSON text a set sends, checked in the same pass (``ValueWriter``): `value` is `nil` when the
+    /// text is plain data, whose node is read when something needs it (``LocalValue``), else the data read from
+    /// the text at once (metadata, server values), or the reader's error.
+    static func checkedJSON(_ value: Any?, depth: Int) throws(DatabaseValueError)
+        -> (json: [UInt8], value: WriteValue?)
     {
-        let json = try jsonBytes(value)
+        var writer = ValueWriter(depth: depth, checking: true)
+        try writer.write(value)
+        let json = writer.json.bytes
+        return (json, writer.isPlain ? nil : try readBack(json, depth: depth))
+    }
+
+    /// The data of JSON text `json` written at `depth`, by the data model's reader.
+    static func readBack(_ json: [UInt8], depth: Int) throws(DatabaseValueError) -> WriteValue {
         do {
-            return (try JSONReader.readData(json, depth: depth), json)
+            return try JSONReader.readData(json, depth: depth)
         } catch {
             throw DatabaseValueError(description: "invalid data: \(error)")
         }
@@ -40,94 +48,9 @@ enum ValueConversion {
     /// `value` as JSON text, written directly (Foundation's JSONSerialization bridges every value through
     /// `NSObject`s and took most of a write's time).
     static func jsonBytes(_ value: Any?) throws(DatabaseValueError) -> [UInt8] {
-        var writer = JSONWriter(capacity: 64)
-        try write(value, into: &writer, depth: 0)
-        return writer.bytes
-    }
-
-    /// Nesting beyond which a value is refused before the data model's own depth check (which comes later).
-    private static let maxNesting = 64
-
-    /// Exact-type checks first, then casts: a cast of an `Any` to a class (`NSNumber`, `NSNull`) bridges a Swift
-    /// dictionary to an `NSDictionary`, or an `Int` to an `NSNumber`, before it fails, and costs more than the
-    /// write.
-    private static func write(_ value: Any?, into writer: inout JSONWriter, depth: Int) throws(DatabaseValueError) {
-        guard depth <= maxNesting else { throw DatabaseValueError(description: "the value nests too deep") }
-        guard let value else { return writer.writeRaw("null".utf8) }
-        let kind = type(of: value)
-        if kind == String.self, let string = value as? String {
-            writer.writeString(string)
-        } else if kind == Int.self, let integer = value as? Int {
-            try writeNumber(Double(integer), into: &writer)
-        } else if kind == [String: Any].self, let object = value as? [String: Any] {
-            try write(object, into: &writer, depth: depth)
-        } else if kind == Double.self, let double = value as? Double {
-            try writeNumber(double, into: &writer)
-        } else if kind == Bool.self, let flag = value as? Bool {
-            writer.writeRaw((flag ? "true" : "false").utf8)
-        } else if kind == [Any].self, let array = value as? [Any] {
-            try write(array, into: &writer, depth: depth)
-        } else {
-            try writeBridged(value, into: &writer, depth: depth)
-        }
-    }
-
-    private static func write(_ object: [String: Any], into writer: inout JSONWriter, depth: Int)
-        throws(DatabaseValueError)
-    {
-        writer.writeRaw("{".utf8)
-        var first = true
-        for (key, child) in object {
-            if !first { writer.writeRaw(",".utf8) }
-            first = false
-            writer.writeString(key)
-            writer.writeRaw(":".utf8)
-            try write(child, into: &writer, depth: depth + 1)
-        }
-        writer.writeRaw("}".utf8)
-    }
-
-    private static func write(_ array: [Any], into writer: inout JSONWriter, depth: Int) throws(DatabaseValueError) {
-        writer.writeRaw("[".utf8)
-        for (index, child) in array.enumerated() {
-            if index > 0 { writer.writeRaw(",".utf8) }
-            try write(child, into: &writer, depth: depth + 1)
-        }
-        writer.writeRaw("]".utf8)
-    }
-
-    /// The types the exact checks do not catch: Foundation's, other integer and floating types, arrays, and
-    /// dictionaries with other key types.
-    private static func writeBridged(_ value: Any, into writer: inout JSONWriter, depth: Int)
-        throws(DatabaseValueError)
-    {
-        switch value {
-        case is NSNull:
-            writer.writeRaw("null".utf8)
-        case let string as String:
-            writer.writeString(string)
-        case let object as [String: Any]:
-            try write(object, into: &writer, depth: depth)
-        case let array as [Any]:
-            try write(array, into: &writer, depth: depth)
-        case let number as NSNumber:
-            if isBoolean(number) {
-                writer.writeRaw((number.boolValue ? "true" : "false").utf8)
-            } else {
-                try writeNumber(number.doubleValue, into: &writer)
-            }
-        case let object as [AnyHashable: Any]:
-            var plain: [String: Any] = [:]
-            for (key, child) in object { plain["\(key.base)"] = child }
-            try write(plain, into: &writer, depth: depth)
-        default:
-            throw DatabaseValueError(description: "cannot store a value of type \(type(of: value))")
-        }
-    }
-
-    private static func writeNumber(_ number: Double, into writer: inout JSONWriter) throws(DatabaseValueError) {
-        guard number.isFinite else { throw DatabaseValueError(description: "numbers must be finite, not \(number)") }
-        writer.writeNumber(number)
+        var writer = ValueWriter(depth: 0, checking: false)
+        try writer.write(value)
+        return writer.json.bytes
     }
 
     /// The SDK's value of `node`: `nil` when empty; objects whose keys are all small integers become arrays (as

@@ -45,8 +45,8 @@ extension ClientMessage {
     }
 
     /// ``requestTail(for:)`` of a put of `data` at `path`, where `data` is already JSON text (as a client's value
-    /// conversion wrote it, and checked by reading it into a `WriteValue`): copied, not encoded again from the
-    /// data model. The same bytes when `data` is the value in export format.
+    /// conversion wrote and checked it): copied, not encoded again from the data model. The same bytes when `data`
+    /// is the value in export format.
     public static func putRequestTail(at path: Path, data: [UInt8]) -> [UInt8] {
         var writer = JSONWriter(capacity: putTailStart.count + 32 + data.count)
         writer.writeRaw(putTailStart)
