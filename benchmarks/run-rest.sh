@@ -9,8 +9,8 @@
 #   get         GET /bench/item.json (a 22-byte object)
 #   put         PUT /bench/item.json with the same object; the answer echoes the stored value
 #   put-silent  the same PUT with print=silent (204, what firebase-admin's set() sends)
-#   put-pipelined  the same PUT, 16 pipelined at a time on each connection (HTTP/1.1 pipelining; wrk sends a
-#               connection's next 16 once the last 16 are answered)
+#   put-pipelined  the same PUT, 32 pipelined at a time on each connection (HTTP/1.1 pipelining; wrk sends a
+#               connection's next 32 once the last 32 are answered)
 # Rounds alternate the scenarios; the table gives each scenario's median requests/s.
 # Environment: BUILD_LOCK (default /tmp/canopy-swift-build.lock) is held for the release build.
 set -euo pipefail
@@ -57,7 +57,7 @@ run() {
         put-pipelined) script=(-s "$here/rest/put-pipelined.lua") ;;
     esac
     local depth=()
-    [[ $name == put-pipelined ]] && depth=(-- 16)
+    [[ $name == put-pipelined ]] && depth=(-- 32)
     wrk -t1 -c"$connections" -d"${duration}s" --latency "${script[@]}" "$url" "${depth[@]}" > "$out/$name.wrk" 2>&1
     stop_server
     local rps p50 p99
