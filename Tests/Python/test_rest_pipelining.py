@@ -1,4 +1,4 @@
-"""HTTP/1.1 pipelining on the REST API (docs/rest.md, "Pipelining"): requests sent back to back on one connection
+"""HTTP/1.1 pipelining on the REST API (rest-api.md §12): requests sent back to back on one connection
 take effect in the order sent and are answered in that order, while the server works on many of them at once.
 
 Checked against a sequential model of each connection's own requests, and with the history checker for clients that
