@@ -138,12 +138,12 @@ extension Worker {
 
     /// Bytes of the update object: `--payload`, or more when the numbers alone need more.
     static func benchObjectLength(payload: Int, sequence: Int, sentAt: UInt64, writer: Int) -> Int {
-        max(payload, 28 + decimalDigits(UInt64(sequence)) + decimalDigits(sentAt) + decimalDigits(UInt64(writer)))
+        max(payload, 28 + decimalDigitCount(UInt64(sequence)) + decimalDigitCount(sentAt) + decimalDigitCount(UInt64(writer)))
     }
 
     /// Appends `{"pad":"xx…","seq":S,"ts":T,"w":W}`, padded to `--payload` bytes, to `messageScratch`.
     private func appendBenchObject(sequence: Int, sentAt: UInt64, writer: Int) {
-        let unpadded = 28 + decimalDigits(UInt64(sequence)) + decimalDigits(sentAt) + decimalDigits(UInt64(writer))
+        let unpadded = 28 + decimalDigitCount(UInt64(sequence)) + decimalDigitCount(sentAt) + decimalDigitCount(UInt64(writer))
         messageScratch.append(contentsOf: #"{"pad":""#.utf8)
         for _ in 0..<max(0, configuration.payload - unpadded) { messageScratch.append(UInt8(ascii: "x")) }
         messageScratch.append(contentsOf: #"","seq":"#.utf8)
@@ -156,13 +156,3 @@ extension Worker {
     }
 }
 
-/// Digits of `value` in decimal.
-func decimalDigits(_ value: UInt64) -> Int {
-    var digits = 1
-    var rest = value / 10
-    while rest > 0 {
-        digits += 1
-        rest /= 10
-    }
-    return digits
-}

@@ -1,4 +1,5 @@
 import DataModel
+import Primitives
 import Wire
 
 /// A write's request encoded where the write was made (the app's thread), all but its number, which the connection
@@ -21,7 +22,7 @@ struct PreparedRequest: Sendable {
 
     /// The message's length in bytes with `number`.
     func count(number: Int) -> Int {
-        Self.head.count + Self.decimalCount(number) + tail.count
+        Self.head.count + decimalDigitCount(UInt64(number)) + tail.count
     }
 
     /// Writes the message numbered `number` into `output`, which holds exactly ``count(number:)`` bytes.
@@ -29,7 +30,7 @@ struct PreparedRequest: Sendable {
         var offset = 0
         Self.head.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: output[offset...]).copyMemory(from: $0) }
         offset += Self.head.count
-        let digits = Self.decimalCount(number)
+        let digits = decimalDigitCount(UInt64(number))
         var rest = number
         for index in stride(from: offset + digits - 1, through: offset, by: -1) {
             output[index] = UInt8(ascii: "0") + UInt8(rest % 10)
@@ -46,16 +47,5 @@ struct PreparedRequest: Sendable {
             write(number: number, into: UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<count])))
             initialized = count
         }
-    }
-
-    /// The decimal digits of a request number (never negative: numbers count up from 1).
-    private static func decimalCount(_ number: Int) -> Int {
-        var digits = 1
-        var rest = number / 10
-        while rest > 0 {
-            digits += 1
-            rest /= 10
-        }
-        return digits
     }
 }
