@@ -73,7 +73,7 @@ let package = Package(
             name: "Gateway",
             dependencies: [
                 "Auth", "Authorization", "Rules", "DataModel", "Store", "Wire", "HTTPServer", "HTTP1", "Transport",
-                "WebSocket", "Primitives",
+                "WebSocket", "Primitives", "CEpoll",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

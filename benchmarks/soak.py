@@ -59,6 +59,9 @@ CONNECTION_TIMEOUT = 60.0
 CLOSE_TIMEOUT = 10.0
 RSS_TOLERANCE = 0.10
 GAUGES = ("canopy_connections", "canopy_wire_sessions", "canopy_event_streams", "canopy_listens", "canopy_views")
+# The allocator's view of the heap (/.metrics): in use grows when the server holds more; free grows when the
+# allocator keeps what was freed instead of giving it back, which shows in RSS alone.
+HEAP = ("canopy_heap_in_use_bytes", "canopy_heap_free_bytes", "canopy_heap_mapped_bytes")
 
 
 def plan(i: int) -> tuple[str, str]:
@@ -251,8 +254,9 @@ async def run_connections(soak: Soak, first: int, count: int, seconds: float, co
     return last_started, loop.time() - started
 
 
-async def sample(server: Server, peaks: dict, soak: Soak, started: float, stop: asyncio.Event) -> None:
-    """Records the peak descriptors and RSS every second; prints a progress line every 30 s."""
+async def sample(server: Server, peaks: dict, trace: list, soak: Soak, started: float, stop: asyncio.Event) -> None:
+    """Records the peak descriptors and RSS every second; every 30 s, adds the RSS and the heap figures to `trace`
+    and prints a progress line."""
     last_print = time.monotonic()
     while not stop.is_set():
         fds, rss = server.open_descriptors(), server.resident_kib()
@@ -260,8 +264,12 @@ async def sample(server: Server, peaks: dict, soak: Soak, started: float, stop: 
         peaks["rss"] = max(peaks.get("rss", 0), rss)
         if time.monotonic() - last_print >= 30:
             last_print = time.monotonic()
-            print(f"  {time.monotonic() - started:6.0f} s: {sum(soak.done.values()):,} done, "
-                  f"{sum(soak.errors.values())} errors, {soak.active} open; server {fds} fds, {rss / 1024:.1f} MiB",
+            heap = await metrics(server, HEAP)
+            done = sum(soak.done.values())
+            trace.append((time.monotonic() - started, done, rss, heap))
+            print(f"  {time.monotonic() - started:6.0f} s: {done:,} done, "
+                  f"{sum(soak.errors.values())} errors, {soak.active} open; server {fds} fds, {rss / 1024:.1f} MiB, "
+                  f"heap in use {heap.get(HEAP[0], 0) / 2**20:.1f} MiB, free {heap.get(HEAP[1], 0) / 2**20:.1f} MiB",
                   file=sys.stderr, flush=True)
         try:
             await asyncio.wait_for(stop.wait(), 1)
@@ -284,8 +292,8 @@ async def settle(server: Server, limit: float, target: int | None = None) -> int
     return history[-1]
 
 
-async def metrics(server: Server) -> dict[str, float]:
-    """The server's connection gauges from /.metrics."""
+async def metrics(server: Server, names=GAUGES) -> dict[str, float]:
+    """The server's gauges `names` from /.metrics."""
     peer = await Peer.open(server.port)
     try:
         status, body = await peer.http("GET", "/.metrics", close=True)
@@ -294,13 +302,13 @@ async def metrics(server: Server) -> dict[str, float]:
     values = {}
     for line in body.decode().splitlines():
         name, _, value = line.partition(" ")
-        if name in GAUGES:
+        if name in names:
             values[name] = float(value)
     return values
 
 
 def report(soak: Soak, options, timing: tuple[float, float], warmup: int, figures: dict, gauges: dict,
-           exit_status) -> bool:
+           trace: list, exit_status) -> bool:
     print(f"\nSoak: {options.connections:,} connections, the last started at {timing[0]:.0f} s (target "
           f"{options.seconds:.0f} s), all finished at {timing[1]:.0f} s; after {warmup:,} warm-up connections; "
           f"concurrency ≤ {options.concurrency}, idle timeout {options.idle_timeout:g} s")
@@ -327,6 +335,16 @@ def report(soak: Soak, options, timing: tuple[float, float], warmup: int, figure
           f"end {figures['end_fds']} — {'ok' if fds_ok else 'LEAK'}")
     print(f"server RSS: baseline {figures['base_rss'] / 1024:.1f} MiB, peak {figures['peak_rss'] / 1024:.1f} MiB, "
           f"end {figures['end_rss'] / 1024:.1f} MiB ({growth:+.1%}) — {'ok' if rss_ok else 'GREW'}")
+    heap_growth = figures["end_heap"].get(HEAP[0], 0) - figures["base_heap"].get(HEAP[0], 0)
+    print(f"server heap in use: baseline {figures['base_heap'].get(HEAP[0], 0) / 2**20:.2f} MiB, end "
+          f"{figures['end_heap'].get(HEAP[0], 0) / 2**20:.2f} MiB ({heap_growth / 2**10:+,.0f} KiB, "
+          f"{heap_growth / max(options.connections, 1):+.2f} B per connection); free in the allocator: baseline "
+          f"{figures['base_heap'].get(HEAP[1], 0) / 2**20:.2f} MiB, end {figures['end_heap'].get(HEAP[1], 0) / 2**20:.2f} MiB")
+    print("\n| time | connections done | RSS | heap in use | heap free | heap mapped |")
+    print("|---|---|---|---|---|---|")
+    for seconds, done, rss, heap in trace:
+        print(f"| {seconds:.0f} s | {done:,} | {rss / 1024:.1f} MiB | {heap.get(HEAP[0], 0) / 2**20:.2f} MiB | "
+              f"{heap.get(HEAP[1], 0) / 2**20:.2f} MiB | {heap.get(HEAP[2], 0) / 2**20:.2f} MiB |")
     print("server gauges at the end (the /.metrics request itself is one connection): "
           + ", ".join(f"{name} {value:g}" for name, value in gauges.items()))
     print(f"server exit status after SIGTERM: {exit_status}")
@@ -352,22 +370,25 @@ async def main_async(options) -> bool:
         await run_connections(soak, 0, warmup, options.warmup_seconds, options.concurrency)
         base_fds = await settle(server, options.settle_seconds)
         base_rss = server.resident_kib()
+        base_heap = await metrics(server, HEAP)
         print(f"warm-up: {warmup:,} connections, {sum(soak.errors.values())} errors; baseline {base_fds} fds, "
               f"{base_rss / 1024:.1f} MiB", file=sys.stderr)
         peaks: dict = {}
+        trace: list = []
         stop = asyncio.Event()
-        sampler = asyncio.create_task(sample(server, peaks, soak, time.monotonic(), stop))
+        sampler = asyncio.create_task(sample(server, peaks, trace, soak, time.monotonic(), stop))
         timing = await run_connections(soak, warmup, options.connections, options.seconds, options.concurrency)
         stop.set()
         await sampler
         end_fds = await settle(server, options.settle_seconds, target=base_fds)
         figures = {"base_fds": base_fds, "base_rss": base_rss, "end_fds": end_fds, "end_rss": server.resident_kib(),
-                   "peak_fds": peaks["fds"], "peak_rss": peaks["rss"]}
+                   "peak_fds": peaks["fds"], "peak_rss": peaks["rss"], "base_heap": base_heap,
+                   "end_heap": await metrics(server, HEAP)}
         gauges = await metrics(server)
         exit_status = server.stop()
     finally:
         server.kill()  # when the run broke off: a stopped server is only reaped
-    passed = report(soak, options, timing, warmup, figures, gauges, exit_status)
+    passed = report(soak, options, timing, warmup, figures, gauges, trace, exit_status)
     if passed:
         shutil.rmtree(directory)
     else:

@@ -319,7 +319,7 @@ public final class Gateway: Router {
         let body = metrics.exposition(
             sessions: sessions.count, longPolls: longPolls.count, listens: sessions.listenCount, views: views, namespaces: open.count,
             streams: streams.count,
-            extra: (transport?.exposition ?? []) + coverage + keyExposition)
+            extra: (transport?.exposition ?? []) + ProcessFigures().exposition + coverage + keyExposition)
         var headers = HTTPHeaders()
         headers.add(name: "Content-Type", value: "text/plain; version=0.0.4")
         return HTTPResponse(status: .ok, headers: headers, body: body)
