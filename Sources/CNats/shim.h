@@ -11,13 +11,15 @@
 /// The server is pinged every `pingIntervalMillis`; once `maxPingsOut` pings are unanswered the connection counts as
 /// stale and nats.c reconnects to another server, so a stalled server (alive to TCP, answering nothing) is left as
 /// soon as a dead one would be. `disconnected` and `reconnected` are called with `closure` (on nats.c's thread) when
-/// the connection is lost and when it is made again.
+/// the connection is lost and when it is made again, `failed` when a subscription fails (missed heartbeats, lost
+/// messages).
 static inline natsStatus canopy_nats_connect(natsConnection **connection, const char **servers, int count,
                                              const char *name, int64_t pingIntervalMillis, int maxPingsOut,
                                              natsConnectionHandler disconnected, natsConnectionHandler reconnected,
-                                             void *closure) {
+                                             natsErrHandler failed, void *closure) {
     natsOptions *options = NULL;
     natsStatus status = natsOptions_Create(&options);
+    if (status == NATS_OK) status = natsOptions_SetErrorHandler(options, failed, closure);
     if (status == NATS_OK) status = natsOptions_SetDisconnectedCB(options, disconnected, closure);
     if (status == NATS_OK) status = natsOptions_SetReconnectedCB(options, reconnected, closure);
     if (status == NATS_OK) status = natsOptions_SetServers(options, servers, count);
@@ -93,16 +95,22 @@ static inline natsStatus canopy_js_publish_async(jsCtx *context, const char *sub
     return js_PublishAsync(context, subject, data, length, &options);
 }
 
-/// An ordered consumer of `stream` on `subject` from sequence `start` (1: everything), delivering to `handler`.
+/// A push consumer of `stream` on `subject` from sequence `start` (1: everything), delivering to `handler`: one
+/// replica in memory, nothing to acknowledge, flow control, and a heartbeat every second while idle. nats.c tells
+/// the connection's error handler when two heartbeats are missed (`NATS_MISSED_HEARTBEAT`) or a heartbeat shows
+/// messages this subscription never got (`NATS_MISMATCH`); the caller makes a new consumer then. (nats.c's ordered
+/// consumer would remake itself, but its remake trusts the server's answer to carry a deliver subject.)
 static inline natsStatus canopy_js_follow(natsSubscription **subscription, jsCtx *context, const char *stream,
                                           const char *subject, uint64_t start, natsMsgHandler handler, void *closure) {
     jsSubOptions options;
     jsSubOptions_Init(&options);
     options.Stream = stream;
-    options.Ordered = true;
-    // A missed heartbeat makes nats.c recreate the ordered consumer: after a stream leader dies, following resumes
-    // about 2 s after the new leader is elected instead of the default 5 s heartbeat's 10 s or more.
+    options.Config.AckPolicy = js_AckNone;
+    options.Config.MaxDeliver = 1;
+    options.Config.FlowControl = true;
     options.Config.Heartbeat = 1000000000LL;
+    options.Config.MemoryStorage = true;
+    options.Config.Replicas = 1;
     options.Config.DeliverPolicy = start <= 1 ? js_DeliverAll : js_DeliverByStartSequence;
     options.Config.OptStartSeq = start <= 1 ? 0 : start;
     jsErrCode error = 0;
@@ -139,8 +147,10 @@ static inline natsStatus canopy_js_get_last(natsMsg **message, jsCtx *context, c
     return status;
 }
 
-/// Removes every message of `stream` below sequence `below`.
+/// Removes every message of `stream` below sequence `below`. Nothing is below sequence 1, so nothing is asked for
+/// then: a purge request with `"seq": 1` (or none) empties the whole stream (measured on nats-server 2.9.10).
 static inline natsStatus canopy_js_purge_below(jsCtx *context, const char *stream, uint64_t below) {
+    if (below <= 1) return NATS_OK;
     jsOptions options;
     jsOptions_Init(&options);
     options.Stream.Purge.Sequence = below;
@@ -197,13 +207,17 @@ static inline natsStatus canopy_js_message_id(jsCtx *context, const char *stream
     return status;
 }
 
-/// The stream sequence of a message a consumer delivered and the consumer's name (into `consumer`); 0 when it has
-/// no JetStream metadata.
-static inline uint64_t canopy_js_delivery(natsMsg *message, char *consumer, int capacity) {
+/// The stream sequence of a message a consumer delivered, the consumer's name (into `consumer`) and its own count
+/// of the messages it delivered (into `consumerSequence`: one more for each, whatever the stream sequence); 0 when
+/// it has no JetStream metadata.
+static inline uint64_t canopy_js_delivery(natsMsg *message, char *consumer, int capacity,
+                                          uint64_t *consumerSequence) {
     jsMsgMetaData *meta = NULL;
     canopy_copy_text(NULL, consumer, capacity);
+    *consumerSequence = 0;
     if (natsMsg_GetMetaData(&meta, message) != NATS_OK || meta == NULL) return 0;
     uint64_t sequence = meta->Sequence.Stream;
+    *consumerSequence = meta->Sequence.Consumer;
     canopy_copy_text(meta->Consumer, consumer, capacity);
     jsMsgMetaData_Destroy(meta);
     return sequence;

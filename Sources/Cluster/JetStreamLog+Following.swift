@@ -3,13 +3,16 @@ import Dispatch
 import Store
 import Synchronization
 
-/// Following: an ordered consumer from the requested position, whose deliveries reach the replica only through the
-/// log's ``LeaderGate`` (only what the stream's leader holds, in its order). A consumer found elsewhere is replaced
-/// by a new one, made after ``refollowDelaySeconds``, until one lives on the leader. A leader whose copy contradicts
-/// what the replica applied is asked to step down; when a second leader contradicts it too, the replica rebuilds
-/// (``watchDivergence(_:)``).
+/// Following: a consumer from the requested position, whose deliveries reach the replica only through the log's
+/// ``LeaderGate`` (only what the stream's leader holds, in its order). The log makes a new consumer from the last
+/// position delivered whenever the current one fails: nats.c reports missed heartbeats or messages the subscription
+/// never got, the consumer's own count of its messages skips one, or it cannot be made (after
+/// ``refollowDelaySeconds``). A consumer found elsewhere than on the leader is replaced the same way, until one lives
+/// on the leader. A leader whose copy contradicts what the replica applied is asked to step down; when a second
+/// leader contradicts it too, the replica rebuilds (``watchDivergence(_:)``).
 extension JetStreamLog {
-    /// How long to wait before making another consumer when the last one was not on the stream's leader.
+    /// How long to wait before making another consumer when the last one was not on the stream's leader, or could
+    /// not be made.
     static let refollowDelaySeconds = 0.2
     /// How long to wait, after asking a leader whose copy contradicts the replica to step down, before following again.
     static let contradictedRetrySeconds = 1.0
@@ -22,12 +25,14 @@ extension JetStreamLog {
             progress.lastDelivery = Self.now()
             progress.generation += 1
             progress.isHalted = false
+            progress.consumerDelivered = 0
             return progress.generation
         }
         if let earlier = handles.withLock({ handles in
             defer { handles.subscription = nil }
             return handles.subscription
         }) {
+            cluster.events.unwatch(earlier)
             natsSubscription_Unsubscribe(earlier)
             natsSubscription_Destroy(earlier)
         }
@@ -39,25 +44,77 @@ extension JetStreamLog {
             guard let closure, let message else { return }
             let following = Unmanaged<FollowContext>.fromOpaque(closure).takeUnretainedValue()
             var consumer = [CChar](repeating: 0, count: 256)
-            let sequence = canopy_js_delivery(message, &consumer, Int32(consumer.count))
+            var consumerSequence: UInt64 = 0
+            let sequence = canopy_js_delivery(message, &consumer, Int32(consumer.count), &consumerSequence)
             let id = String(cString: canopy_msg_id(message))
             let count = Int(natsMsg_GetDataLength(message))
             let payload = natsMsg_GetData(message).map { [UInt8](UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
             natsMsg_Destroy(message)
             guard sequence > 0, let log = following.log else { return }
-            let delivery = Delivery(position: sequence, id: id, consumer: JetStreamLog.text(consumer), payload: payload)
+            let delivery = Delivery(position: sequence, id: id, consumer: JetStreamLog.text(consumer),
+                                    consumerSequence: consumerSequence, payload: payload)
             log.delivered(delivery, generation: following.generation)
         }, closure)
-        if status == NATS_OK { handles.withLock { $0.subscription = created } }
+        guard status == NATS_OK, let created else {
+            // No consumer (no server reachable, no stream leader yet): try again while this following is current.
+            return remake(generation, after: position, delay: Self.refollowDelaySeconds)
+        }
+        cluster.events.watch(created) { [weak self] status in self?.consumerFailed(status, generation: generation) }
+        let current = handles.withLock { handles in
+            guard following.withLock({ $0.generation == generation }) else { return false }
+            handles.subscription = created
+            return true
+        }
+        if !current {  // a newer following started meanwhile
+            cluster.events.unwatch(created)
+            natsSubscription_Unsubscribe(created)
+            natsSubscription_Destroy(created)
+        }
     }
 
     public func watchDivergence(_ diverged: @escaping @Sendable () -> Void) {
         divergence.withLock { $0 = diverged }
     }
 
+    /// nats.c reports that the consumer of following `generation` failed (on nats.c's thread): it missed two
+    /// heartbeats (its server died, stalled or was cut off), a heartbeat showed messages the subscription never got,
+    /// or the subscription dropped messages it could not hold.
+    private func consumerFailed(_ status: natsStatus, generation: UInt64) {
+        switch status {
+        case NATS_MISSED_HEARTBEAT, NATS_MISMATCH, NATS_SLOW_CONSUMER:
+            remake(generation, after: nil, delay: 0)
+        default:
+            break
+        }
+    }
+
+    /// Ends following `generation` (unless it already ended) and follows again after `delay` from `after`, or from
+    /// the last position delivered then; nothing when another following started meanwhile.
+    private func remake(_ generation: UInt64, after: UInt64?, delay: Double) {
+        guard halt(generation), let deliver = deliver.withLock({ $0 }) else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self,
+                let from = following.withLock({ $0.generation == generation ? after ?? $0.delivered : nil })
+            else { return }
+            follow(after: from, deliver: deliver)
+        }
+    }
+
     /// The consumer of following `generation` delivered (on nats.c's thread, which the gate's questions may hold).
+    /// Its own count of its messages must go up by one each time: a message the subscription lost (a gap here,
+    /// whereas a gap in the stream's positions is entries removed below a snapshot, for the replica to handle)
+    /// makes a new consumer.
     private func delivered(_ delivery: Delivery, generation: UInt64) {
-        guard following.withLock({ $0.generation == generation && !$0.isHalted }) else { return }
+        let inOrder: Bool? = following.withLock { progress in
+            guard progress.generation == generation, !progress.isHalted else { return nil }
+            guard delivery.consumerSequence == progress.consumerDelivered + 1 else { return false }
+            progress.consumerDelivered = delivery.consumerSequence
+            return true
+        }
+        guard let inOrder else { return }
+        guard inOrder else {
+            return remake(generation, after: nil, delay: 0)
+        }
         let verdict = gate.admit(position: delivery.position, id: delivery.id, consumer: delivery.consumer,
                                  asking: gateQuestions())
         switch verdict {
@@ -68,11 +125,7 @@ extension JetStreamLog {
             }
             deliver.withLock { $0 }?(delivery.position, delivery.payload)
         case .followAgain(let after):
-            guard halt(generation), let deliver = deliver.withLock({ $0 }) else { return }
-            DispatchQueue.global().asyncAfter(deadline: .now() + Self.refollowDelaySeconds) { [weak self] in
-                guard let self, following.withLock({ $0.generation == generation }) else { return }
-                follow(after: after, deliver: deliver)
-            }
+            remake(generation, after: after, delay: Self.refollowDelaySeconds)
         case .leaderContradicts(_, let after):
             // Its copy went wrong while it followed (docs/reliability.md): let another server lead, then check again.
             guard halt(generation), let deliver = deliver.withLock({ $0 }) else { return }
@@ -149,20 +202,14 @@ extension JetStreamLog {
     /// Follows again from the last position delivered when the stream holds more and the consumer has delivered
     /// nothing for ``followStallSeconds`` (nats.c's thread-safe calls may wait on the servers: off the timer).
     func followAgainIfStalled() {
-        guard let deliver = deliver.withLock({ $0 }) else { return }
         let now = Self.now()
-        let resume: UInt64? = following.withLock { progress in
-            guard !progress.isRefollowing, progress.knownHead > progress.delivered,
+        let stalled: UInt64? = following.withLock { progress in
+            guard !progress.isHalted, progress.knownHead > progress.delivered,
                 now - progress.lastDelivery >= Self.followStallSeconds
             else { return nil }
-            progress.isRefollowing = true
-            return progress.delivered
+            return progress.generation
         }
-        guard let resume else { return }
-        DispatchQueue.global().async { [self] in
-            follow(after: resume, deliver: deliver)
-            following.withLock { $0.isRefollowing = false }
-        }
+        if let stalled { remake(stalled, after: nil, delay: 0) }
     }
 }
 
@@ -171,8 +218,10 @@ private struct Delivery {
     let position: UInt64
     /// Its `Nats-Msg-Id`.
     let id: String
-    /// The consumer that delivered it (nats.c makes a new one when the last one missed its heartbeats).
+    /// The consumer that delivered it.
     let consumer: String
+    /// The consumer's count of the messages it delivered, this one included.
+    let consumerSequence: UInt64
     let payload: [UInt8]
 }
 
@@ -196,11 +245,12 @@ struct FollowProgress {
     var lastDelivery = 0.0
     /// The highest position the stream is known to hold.
     var knownHead: UInt64 = 0
-    /// Whether a new consumer is being made.
-    var isRefollowing = false
+    /// How many messages the current following's consumer delivered.
+    var consumerDelivered: UInt64 = 0
     /// Counts followings; only the current one's deliveries are let through.
     var generation: UInt64 = 0
-    /// The current following's consumer was found off the leader, or its entries differing: nothing more of it
-    /// passes.
+    /// The current following's consumer failed, was found off the leader, or its entries differ: nothing more of
+    /// it passes (a new following is on its way).
     var isHalted = false
 }
+

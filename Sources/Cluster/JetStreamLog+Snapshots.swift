@@ -9,14 +9,16 @@ import Store
 /// chunk fetched through JetStream's JSON API still fits), then a manifest on `canopy.snap.<hex>.manifest` naming
 /// the snapshot's log position, length, CRC-32C and its chunks' stream sequences. Readers take the last manifest,
 /// so a snapshot is visible only once complete. Once a snapshot is stored, the log keeps the entries after the
-/// snapshot before it, and the snapshot stream keeps those two snapshots.
+/// snapshot before it, and the snapshot stream keeps those two snapshots. A node stores its snapshots one at a time
+/// (``snapshotQueue``): the second would otherwise find the stream the first is still creating, without a leader to
+/// answer it.
 extension JetStreamLog {
     public var snapshotInterval: UInt64 { cluster.snapshotInterval }
 
     public func storeSnapshot(_ snapshot: [UInt8], position: UInt64,
                               completion: @escaping @Sendable (Result<Bool, ReplicationError>) -> Void)
     {
-        DispatchQueue.global().async { [self] in completion(storeSnapshotNow(snapshot, position: position)) }
+        snapshotQueue.async { [self] in completion(storeSnapshotNow(snapshot, position: position)) }
     }
 
     public func latestSnapshot(completion: @escaping @Sendable (Result<StoredSnapshot?, ReplicationError>) -> Void) {
@@ -56,7 +58,7 @@ extension JetStreamLog {
             canopy_js_publish(context, "\(snapshotSubject).manifest", bytes.baseAddress, Int32(bytes.count),
                               "m\(position)", &sequence)
         }
-        guard published == NATS_OK else { return .failure(failure("snapshot manifest", published)) }
+        guard published == NATS_OK else { return .failure(failure("publishing the snapshot manifest", published)) }
         if let previous, let oldestChunk = previous.chunks.min() {
             // Best effort: what is not purged now is purged with the next snapshot.
             _ = canopy_js_purge_below(context, stream, previous.position + 1)

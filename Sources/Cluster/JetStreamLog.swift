@@ -15,11 +15,10 @@ import Glibc
 ///   same id, which the stream stores once (its de-duplication window is 10 minutes), oldest first, for as long
 ///   as the log is open: a write waits while the log is unreachable, as an SDK's writes wait while offline.
 ///   Replicas apply each node's proposals in the node's order whatever order the stream stored them in.
-/// - **Following** is an ordered consumer from the requested position; nats.c delivers on its own thread, one
-///   message at a time. nats.c recreates an ordered consumer that misses its heartbeats, but not always: after a
-///   server stalled and the connection moved, a node's consumer could be gone for good. So the log follows again
-///   from the last position it delivered whenever it knows the stream holds more (a publish acknowledged at a
-///   later position, another node's checkpoint, a reader's question) and nothing came for ``followStallSeconds``.
+/// - **Following** is a push consumer from the requested position, with a heartbeat every second while idle; nats.c
+///   delivers on its own thread, one message at a time. The log makes a new consumer whenever the current one
+///   fails (JetStreamLog+Following.swift), and also when it knows the stream holds more (a publish acknowledged at
+///   a later position, another node's checkpoint, a reader's question) and nothing came for ``followStallSeconds``.
 public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     /// An unacknowledged append is published again after this long.
     static let retryAfterSeconds = 2.0
@@ -45,6 +44,8 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     /// Whom to tell when the entries delivered turn out not to be the stream leader's (JetStreamLog+Following.swift).
     let divergence = Mutex<(@Sendable () -> Void)?>(nil)
     let following = Mutex(FollowProgress())
+    /// Where this node's snapshots are stored, one after the other (JetStreamLog+Snapshots.swift).
+    let snapshotQueue = DispatchQueue(label: "canopy.log.snapshots")
     /// Barriers appended so far (``lastPosition(completion:)``).
     private let barriers = Atomic<UInt64>(0)
     let gate = LeaderGate()
@@ -214,6 +215,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         for report in abandoned { report(ReplicationError("the log was closed")) }
         closing.timer?.cancel()
         if let subscription = closing.subscription {
+            cluster.events.unwatch(subscription)
             natsSubscription_Unsubscribe(subscription)
             natsSubscription_Destroy(subscription)
         }

@@ -31,7 +31,8 @@ public final class NATSCluster: @unchecked Sendable {
     public let replicas: Int
     /// Log positions between snapshots (0: none).
     public let snapshotInterval: UInt64
-    /// Who hears that the connection was lost or made again (retained for the connection's life: nats.c calls it).
+    /// Who hears that the connection was lost or made again, or a subscription failed (retained for the connection's
+    /// life: nats.c calls it).
     let events = ConnectionEvents()
 
     /// Connects to `urls` (`nats://host:port`, several for a cluster); each namespace's streams get `replicas`
@@ -59,6 +60,10 @@ public final class NATSCluster: @unchecked Sendable {
                                         guard let closure else { return }
                                         Unmanaged<ConnectionEvents>.fromOpaque(closure).takeUnretainedValue()
                                             .changed(connected: true)
+                                    }, { _, subscription, status, closure in
+                                        guard let closure, let subscription else { return }
+                                        Unmanaged<ConnectionEvents>.fromOpaque(closure).takeUnretainedValue()
+                                            .failed(subscription, status)
                                     }, closure)
             }
         }
@@ -84,9 +89,12 @@ public final class NATSCluster: @unchecked Sendable {
 }
 
 /// The listeners of a ``NATSCluster``'s connection: each open log, told when the connection is lost (nats.c noticed
-/// the server gone, or stale after its unanswered pings) and when it is made again.
+/// the server gone, or stale after its unanswered pings) and when it is made again, and each log's consumer, told
+/// when it fails.
 final class ConnectionEvents: Sendable {
     private let listeners = Mutex<[ObjectIdentifier: @Sendable (_ connected: Bool) -> Void]>([:])
+    /// Whom to tell about each watched subscription's failures, by the subscription's address.
+    private let subscriptionListeners = Mutex<[UInt: @Sendable (natsStatus) -> Void]>([:])
 
     /// Tells `listener` of every change from now on, until ``remove(_:)`` with the same `owner`.
     func add(_ owner: AnyObject, _ listener: @escaping @Sendable (_ connected: Bool) -> Void) {
@@ -100,5 +108,19 @@ final class ConnectionEvents: Sendable {
     /// On nats.c's thread.
     func changed(connected: Bool) {
         for listener in listeners.withLock({ Array($0.values) }) { listener(connected) }
+    }
+
+    /// Tells `listener` what nats.c reports failing about `subscription`, until ``unwatch(_:)``.
+    func watch(_ subscription: OpaquePointer, _ listener: @escaping @Sendable (natsStatus) -> Void) {
+        subscriptionListeners.withLock { $0[UInt(bitPattern: subscription)] = listener }
+    }
+
+    func unwatch(_ subscription: OpaquePointer) {
+        _ = subscriptionListeners.withLock { $0.removeValue(forKey: UInt(bitPattern: subscription)) }
+    }
+
+    /// On nats.c's thread: a report about a subscription (one already destroyed is no longer watched).
+    func failed(_ subscription: OpaquePointer, _ status: natsStatus) {
+        subscriptionListeners.withLock { $0[UInt(bitPattern: subscription)] }?(status)
     }
 }

@@ -612,6 +612,34 @@ def root_etag_and_tree(node: CanopyNode, ns: str) -> tuple[str, Any]:
         rest.close()
 
 
+@pytest.mark.timeout(120)
+async def test_the_second_snapshot_survives_its_own_purge_and_a_new_node_restores_it(nodes, nats_cluster, ns):
+    """A node stores a snapshot every 50 log positions. Storing the second one purges the log below the first and
+    the snapshot stream below the first's chunks, which start at sequence 1: the stream must still hold the second
+    snapshot whole (nats-server 2.9 empties a whole stream for a purge below sequence 1). A node started then
+    restores it, replays the rest, and serves the same tree."""
+    first = nodes.start("--cluster-snapshot-every", "50")
+    stream, snapshots = stream_of(ns), "CANOPYS_" + ns.encode("utf-8").hex()
+    rest = Rest(first.port, ns)
+    try:
+        for i in range(110):  # positions up to about 111: snapshots at 50 and 100, none at 150
+            response = await asyncio.to_thread(rest.put, f"/items/k{i}", {"i": i}, headers=ADMIN)
+            assert response.status == 200, response.describe()
+    finally:
+        rest.close()
+
+    async def log_purged() -> bool:
+        return await asyncio.to_thread(lambda: stream_state(nats_cluster, stream).get("first_seq", 0) > 1)
+
+    await wait_until(log_purged, CONVERGE_TIMEOUT, f"JetStream purging {stream} below the first snapshot",
+                     lambda: asyncio.to_thread(lambda: json.dumps(stream_state(nats_cluster, stream))))
+    held = await asyncio.to_thread(stream_state, nats_cluster, snapshots)
+    assert held.get("messages", 0) >= 2, f"the snapshot stream lost its newest snapshot: {json.dumps(held)}"
+    second = nodes.start("--cluster-snapshot-every", "50")
+    trees = [await asyncio.to_thread(root_etag_and_tree, node, ns) for node in (second, first)]
+    assert trees[0] == trees[1] and len(trees[0][1]["items"]) == 110, str(trees)[:300]
+
+
 @pytest.mark.timeout(150)
 async def test_a_node_restarted_from_a_snapshot_serves_the_same_root_hash(nodes, nats_cluster, ns):
     """Three nodes store a snapshot every 50 log positions. Writes through all three (sets and server-side
