@@ -56,6 +56,25 @@ async def test_unlisten_and_disconnect_free_listens_views_and_sessions(start_ser
         await wait_for_gauges(server.port, {"canopy_wire_sessions": 1, "canopy_listens": 0, "canopy_views": 0})
 
 
+async def test_metrics_show_resident_memory_and_the_heap_growing_with_data_held(start_server):
+    """/.metrics reports the process's resident memory and the allocator's heap in use, free and mapped; 4 MB of
+    data written and held makes the heap in use grow by at least that much."""
+    server = start_server()
+    before = metrics(server.port)
+    for name in ("process_resident_memory_bytes", "canopy_heap_in_use_bytes", "canopy_heap_free_bytes",
+                 "canopy_heap_mapped_bytes"):
+        assert name in before, name
+    assert before["process_resident_memory_bytes"] > before["canopy_heap_in_use_bytes"] > 0
+    async with Clients(server.port) as clients:
+        client = await clients.connect("heap")
+        for i in range(4):
+            response = await client.put(f"/blob/{i}", "x" * 1_000_000)
+            assert response.ok, response
+    after = metrics(server.port)
+    assert after["canopy_heap_in_use_bytes"] + after["canopy_heap_mapped_bytes"] >= \
+        before["canopy_heap_in_use_bytes"] + before["canopy_heap_mapped_bytes"] + 4_000_000, (before, after)
+
+
 async def test_one_write_to_many_subscribers_of_one_view_is_encoded_once(start_server):
     server = start_server()
     async with Clients(server.port) as clients:
