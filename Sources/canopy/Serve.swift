@@ -95,6 +95,7 @@ struct Serve: ParsableCommand {
         gateway.reportTransportMetrics(of: server)
         controlPlane.start()
         gateway.configuration.rules.watch(every: 1, logger: logger) { names in gateway.rulesChanged(in: names) }
+        let allocatorTrim = AllocatorTrim()
         let addresses = try server.start()
         for (index, address) in addresses.enumerated() {
             let scheme = index == 0 ? "http" : "https"
@@ -112,6 +113,7 @@ struct Serve: ParsableCommand {
         SignalHandling.waitForTermination(logger: logger)
         logger.info("server.shutting_down")
         gateway.configuration.rules.stop()
+        allocatorTrim.stop()
         server.shutdown()
         controlPlane.stop()
         gateway.close()
