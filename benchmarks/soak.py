@@ -26,7 +26,9 @@ at a time. Connection i is of kind i mod 4, each kind cycling through its ending
 Writes go to 4,096 keys reused round-robin, so the stored data does not grow with the run. A warm-up at the same
 pace (`--warmup-seconds`) comes first; once the server's descriptor count is steady, its open descriptors
 (/proc/PID/fd) and resident memory (VmRSS) are the baseline. After the last connection has finished, and the
-server's count has settled (at most `--settle-seconds`), they are measured again.
+server's count has settled (at most `--settle-seconds`), they are measured again. Both times the server is first
+left idle for `--idle-seconds` (70), so that its periodic work has run as on any idle server: it gives the
+allocator's free memory back to the kernel once a minute.
 
 Pass: every connection behaved as expected, the descriptors are back to the baseline, the RSS is within 10% of
 the baseline, and the server exits 0 on SIGTERM. The summary gives counts per kind and ending, errors (with
@@ -369,6 +371,7 @@ async def main_async(options) -> bool:
         warmup = max(1, round(rate * options.warmup_seconds))
         await run_connections(soak, 0, warmup, options.warmup_seconds, options.concurrency)
         base_fds = await settle(server, options.settle_seconds)
+        await asyncio.sleep(options.idle_seconds)
         base_rss = server.resident_kib()
         base_heap = await metrics(server, HEAP)
         print(f"warm-up: {warmup:,} connections, {sum(soak.errors.values())} errors; baseline {base_fds} fds, "
@@ -381,6 +384,7 @@ async def main_async(options) -> bool:
         stop.set()
         await sampler
         end_fds = await settle(server, options.settle_seconds, target=base_fds)
+        await asyncio.sleep(options.idle_seconds)
         figures = {"base_fds": base_fds, "base_rss": base_rss, "end_fds": end_fds, "end_rss": server.resident_kib(),
                    "peak_fds": peaks["fds"], "peak_rss": peaks["rss"], "base_heap": base_heap,
                    "end_heap": await metrics(server, HEAP)}
@@ -405,6 +409,8 @@ def main() -> None:
     parser.add_argument("--idle-timeout", type=float, default=5, help="server.idleTimeoutSeconds")
     parser.add_argument("--warmup-seconds", type=float, default=30)
     parser.add_argument("--settle-seconds", type=float, default=30)
+    parser.add_argument("--idle-seconds", type=float, default=70,
+                        help="idle time before each memory reading (the server trims the allocator once a minute)")
     options = parser.parse_args()
     sys.exit(0 if asyncio.run(main_async(options)) else 1)
 

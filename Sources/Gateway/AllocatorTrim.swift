@@ -7,11 +7,11 @@ import Dispatch
 /// returns only the top of each to the kernel. A server whose connections come and go so holds the free memory of
 /// its busiest moments as resident memory: over a soak of 1,000,000 connections, RSS grew 11%, and 70% of the
 /// heap's growth was free memory the allocator kept (docs/benchmarks.md, "Soak: 1,000,000 connections"). Every
-/// minute, when the allocator holds more than 4 MiB free, `malloc_trim(0)` releases the free whole pages of every
+/// minute, when the allocator holds more than 1 MiB free, `malloc_trim(0)` releases the free whole pages of every
 /// arena.
 public final class AllocatorTrim: @unchecked Sendable {  // the timer is set once, in `init`, and only cancelled
     static let intervalSeconds = 60.0
-    static let freeBytesThreshold = 4 << 20
+    static let freeBytesThreshold = 1 << 20
 
     private let timer: any DispatchSourceTimer
 
