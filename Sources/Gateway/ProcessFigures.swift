@@ -1,11 +1,12 @@
 import CEpoll
 import Glibc
+import Primitives
 
 /// The process's memory as the kernel and the C allocator see it, read at scrape time: resident memory, and how
 /// much of the allocator's heap is in use or free. Together they tell apart memory the server holds (in use grows)
 /// from memory the allocator keeps after it was freed (resident grows, in use does not).
 struct ProcessFigures {
-    /// Resident memory (`VmRSS`), bytes; `nil` when `/proc/self/statm` cannot be read.
+    /// Resident memory (`VmRSS`), bytes; `nil` when `/proc/self/status` cannot be read.
     let residentBytes: Int?
     /// Bytes of the allocator's heap handed out and not freed (`mallinfo2().uordblks`, every arena).
     let heapInUseBytes: Int
@@ -19,25 +20,7 @@ struct ProcessFigures {
         heapInUseBytes = Int(heap.uordblks)
         heapFreeBytes = Int(heap.fordblks)
         heapMappedBytes = Int(heap.hblkhd)
-        residentBytes = Self.residentPages().map { $0 * Int(sysconf(Int32(_SC_PAGESIZE))) }
-    }
-
-    /// The second field of `/proc/self/statm`: resident pages.
-    private static func residentPages() -> Int? {
-        let descriptor = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var buffer = [UInt8](repeating: 0, count: 128)
-        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        let fields = buffer[..<count].split(separator: UInt8(ascii: " "))
-        guard fields.count > 1 else { return nil }
-        var pages = 0
-        for digit in fields[1] {
-            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
-            pages = pages * 10 + Int(digit - UInt8(ascii: "0"))
-        }
-        return pages
+        residentBytes = ProcessMemory.of(pid: getpid())?.resident
     }
 
     /// Prometheus text lines for these figures (`process_resident_memory_bytes` is the standard name).

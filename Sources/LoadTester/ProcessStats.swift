@@ -1,4 +1,5 @@
 import Glibc
+import Primitives
 
 /// CPU time, memory and limits of processes, read from `/proc` and `getrusage`; used at the edges of a run only.
 enum ProcessStats {
@@ -12,7 +13,7 @@ enum ProcessStats {
     /// A process's CPU time in user space and in the kernel, in seconds, from `/proc/PID/stat` (fields 14 and 15,
     /// in clock ticks).
     static func cpuTimes(pid: Int) -> (user: Double, kernel: Double)? {
-        guard let bytes = read("/proc/\(pid)/stat") else { return nil }
+        guard let bytes = readSmallFile("/proc/\(pid)/stat") else { return nil }
         // The command name (field 2) is in parentheses and may contain spaces; fields after it are plain.
         guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { return nil }
         let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
@@ -35,18 +36,9 @@ enum ProcessStats {
         return user + system
     }
 
-    /// A process's resident memory from `/proc/PID/status`: `VmRSS` (now) and `VmHWM` (the peak so far), in bytes.
+    /// A process's resident memory: `VmRSS` (now) and `VmHWM` (the peak so far), in bytes.
     static func memory(pid: Int) -> (resident: Int, peak: Int)? {
-        guard let bytes = read("/proc/\(pid)/status") else { return nil }
-        var resident: Int?
-        var peak: Int?
-        for line in bytes.split(separator: UInt8(ascii: "\n")) {
-            let text = String(decoding: line, as: UTF8.self)
-            if text.hasPrefix("VmRSS:") { resident = kibibytes(in: text) }
-            if text.hasPrefix("VmHWM:") { peak = kibibytes(in: text) }
-        }
-        guard let resident else { return nil }
-        return (resident, peak ?? resident)
+        ProcessMemory.of(pid: Int32(clamping: pid))
     }
 
     /// Raises the soft open-file limit to the hard limit; returns the limit in effect.
@@ -70,26 +62,9 @@ enum ProcessStats {
 
     /// The one-minute load average (`/proc/loadavg`).
     static func loadAverage() -> Double? {
-        guard let bytes = read("/proc/loadavg"), let first = bytes.split(separator: UInt8(ascii: " ")).first else {
+        guard let bytes = readSmallFile("/proc/loadavg"), let first = bytes.split(separator: UInt8(ascii: " ")).first else {
             return nil
         }
         return Double(String(decoding: first, as: UTF8.self))
-    }
-
-    /// The number in a `/proc` status line such as `VmRSS:   12345 kB`, in bytes.
-    private static func kibibytes(in line: String) -> Int? {
-        let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        return fields.dropFirst().first { $0.allSatisfy(\.isNumber) }.flatMap { Int($0) }.map { $0 * 1024 }
-    }
-
-    /// The first 16 KiB of a small `/proc` file.
-    private static func read(_ path: String) -> ArraySlice<UInt8>? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 16_384)
-        let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        return bytes[..<count]
     }
 }
