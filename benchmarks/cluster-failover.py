@@ -33,6 +33,20 @@ def longest_gap(times: list[float], since: float) -> float:
     return max((b - a for a, b in zip(moments, moments[1:])), default=0.0)
 
 
+def describe_gap(writer: Writer, since: float) -> str:
+    """When the longest gap from `since` on began and ended, on the wall clock (to find it in the servers' logs)."""
+    to_wall = time.time() - time.monotonic()
+    moments = sorted(writer.acked.values())
+    pairs = [(a, b) for a, b in zip(moments, moments[1:]) if b >= since] or [(since, since)]
+    start, end = max(pairs, key=lambda pair: pair[1] - pair[0])
+
+    def clock(moment: float) -> str:
+        wall = moment + to_wall
+        return time.strftime("%H:%M:%S", time.localtime(wall)) + f"{wall % 1:.3f}"[1:]
+
+    return f"{clock(start)}–{clock(end)} ({end - start:.2f} s; the fault at {clock(since)})"
+
+
 async def lost(nodes, ns: str, writer: Writer, timeout: float = 30.0) -> int:
     """Acknowledged writes missing on some surviving node once every node had `timeout` seconds to apply them."""
     deadline = time.monotonic() + timeout
@@ -94,6 +108,8 @@ async def one_round(binary: str, fault: str, round_number: int, stall_seconds: f
                 writer.stopping = True
                 await asyncio.wait_for(task, 60)
                 gap = longest_gap(list(writer.acked.values()), killed_at)
+                print(f"  round {round_number}: {directory}: the longest gap {describe_gap(writer, killed_at)}, "
+                      f"writing through {', '.join(writer.nodes_used)}", file=sys.stderr)
                 if writer.acked_since(killed_at) == 0:
                     raise RuntimeError(f"no write acknowledged after the {fault} was killed")
                 return gap, await lost(survivors, ns, writer)

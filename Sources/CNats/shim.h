@@ -99,9 +99,14 @@ static inline natsStatus canopy_js_publish_async(jsCtx *context, const char *sub
 /// replica in memory, nothing to acknowledge, flow control, and a heartbeat every second while idle. nats.c tells
 /// the connection's error handler when two heartbeats are missed (`NATS_MISSED_HEARTBEAT`) or a heartbeat shows
 /// messages this subscription never got (`NATS_MISMATCH`); the caller makes a new consumer then. (nats.c's ordered
-/// consumer would remake itself, but its remake trusts the server's answer to carry a deliver subject.)
+/// consumer would remake itself, but its remake trusts the server's answer to carry a deliver subject.) Making the
+/// consumer waits up to `waitMillis` for JetStream's answer.
 static inline natsStatus canopy_js_follow(natsSubscription **subscription, jsCtx *context, const char *stream,
-                                          const char *subject, uint64_t start, natsMsgHandler handler, void *closure) {
+                                          const char *subject, uint64_t start, int64_t waitMillis,
+                                          natsMsgHandler handler, void *closure) {
+    jsOptions waiting;
+    jsOptions_Init(&waiting);
+    waiting.Wait = waitMillis;
     jsSubOptions options;
     jsSubOptions_Init(&options);
     options.Stream = stream;
@@ -114,7 +119,7 @@ static inline natsStatus canopy_js_follow(natsSubscription **subscription, jsCtx
     options.Config.DeliverPolicy = start <= 1 ? js_DeliverAll : js_DeliverByStartSequence;
     options.Config.OptStartSeq = start <= 1 ? 0 : start;
     jsErrCode error = 0;
-    return js_Subscribe(subscription, context, subject, handler, closure, NULL, &options, &error);
+    return js_Subscribe(subscription, context, subject, handler, closure, &waiting, &options, &error);
 }
 
 /// Publishes `data` to `subject` under de-duplication id `messageID` and waits for the acknowledgement; reports the

@@ -11,9 +11,14 @@ import Synchronization
 /// on the leader. A leader whose copy contradicts what the replica applied is asked to step down; when a second
 /// leader contradicts it too, the replica rebuilds (``watchDivergence(_:)``).
 extension JetStreamLog {
-    /// How long to wait before making another consumer when the last one was not on the stream's leader, or could
-    /// not be made.
+    /// How long to wait before making another consumer when the last one could not be made, or the servers could
+    /// not say where it lives (one placed off the stream's leader is replaced at once).
     static let refollowDelaySeconds = 0.2
+    /// How long to wait for JetStream to make a consumer, at first and at most. One is made in milliseconds while
+    /// the servers are up. While one is down or stalled but not yet known to be, JetStream may place the consumer
+    /// there and never answer: a short wait lets the log try again, likely elsewhere. Each wait that runs out
+    /// doubles the next (a slow link or a busy server gets the time it needs); a consumer made resets it.
+    static let consumerAnswerMillis: ClosedRange<Int64> = 250...2000
     /// How long to wait, after asking a leader whose copy contradicts the replica to step down, before following again.
     static let contradictedRetrySeconds = 1.0
 
@@ -28,19 +33,19 @@ extension JetStreamLog {
             progress.consumerDelivered = 0
             return progress.generation
         }
+        let wait = following.withLock { $0.consumerWaitMillis }
         if let earlier = handles.withLock({ handles in
             defer { handles.subscription = nil }
             return handles.subscription
         }) {
-            cluster.events.unwatch(earlier)
-            natsSubscription_Unsubscribe(earlier)
-            natsSubscription_Destroy(earlier)
+            retire(earlier)
         }
         guard let context = openContext() else { return }
         var created: OpaquePointer?
         let closure = Unmanaged.passRetained(FollowContext(log: self, generation: generation)).toOpaque()
         handles.withLock { $0.followContexts.append(closure) }
-        let status = canopy_js_follow(&created, context, stream, subject, position + 1, { _, _, message, closure in
+        let status = canopy_js_follow(&created, context, stream, subject, position + 1,
+                                      wait, { _, _, message, closure in
             guard let closure, let message else { return }
             let following = Unmanaged<FollowContext>.fromOpaque(closure).takeUnretainedValue()
             var consumer = [CChar](repeating: 0, count: 256)
@@ -55,6 +60,11 @@ extension JetStreamLog {
                                     consumerSequence: consumerSequence, payload: payload)
             log.delivered(delivery, generation: following.generation)
         }, closure)
+        following.withLock { progress in
+            let limits = Self.consumerAnswerMillis
+            progress.consumerWaitMillis = status == NATS_TIMEOUT
+                ? min(limits.upperBound, progress.consumerWaitMillis * 2) : limits.lowerBound
+        }
         guard status == NATS_OK, let created else {
             // No consumer (no server reachable, no stream leader yet): try again while this following is current.
             return remake(generation, after: position, delay: Self.refollowDelaySeconds)
@@ -65,10 +75,19 @@ extension JetStreamLog {
             handles.subscription = created
             return true
         }
-        if !current {  // a newer following started meanwhile
-            cluster.events.unwatch(created)
-            natsSubscription_Unsubscribe(created)
-            natsSubscription_Destroy(created)
+        if !current { retire(created) }  // a newer following started meanwhile
+    }
+
+    /// Ends a following's subscription off the caller's thread: unsubscribing deletes its consumer, which waits for
+    /// JetStream's metadata leader (up to the context's 3 s while none answers, as after a stall), and a new
+    /// following must not wait for that. Its deliveries are dropped meanwhile (an earlier generation's).
+    private func retire(_ subscription: OpaquePointer) {
+        cluster.events.unwatch(subscription)
+        let retired = UInt(bitPattern: subscription)  // nats.c's subscriptions are thread-safe
+        retiredSubscriptions.async {
+            guard let subscription = OpaquePointer(bitPattern: retired) else { return }
+            natsSubscription_Unsubscribe(subscription)
+            natsSubscription_Destroy(subscription)
         }
     }
 
@@ -126,6 +145,8 @@ extension JetStreamLog {
             deliver.withLock { $0 }?(delivery.position, delivery.payload)
         case .followAgain(let after):
             remake(generation, after: after, delay: Self.refollowDelaySeconds)
+        case .placedOffLeader(let after):
+            remake(generation, after: after, delay: 0)
         case .leaderContradicts(_, let after):
             // Its copy went wrong while it followed (docs/reliability.md): let another server lead, then check again.
             guard halt(generation), let deliver = deliver.withLock({ $0 }) else { return }
@@ -189,6 +210,32 @@ extension JetStreamLog {
             now: { Self.now() })
     }
 
+    /// Hears JetStream's advisory for each new leader of the stream. A new leader may not hold what the last one
+    /// did not acknowledge, and the current consumer may live on a server that stalled or died; waiting for the
+    /// retry timer and for missed heartbeats cost seconds after each election. So on each advisory the log publishes
+    /// again every append not acknowledged yet and makes a new consumer from the last position delivered (which the
+    /// gate then checks against the new leader). The timers stay for an advisory lost on the way.
+    func listenForLeaderElections() {
+        let subject = "$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.\(stream)"
+        let subscription = MessageListener.subscribe(cluster.connection, subject) { [weak self] _ in
+            guard let self else { return }
+            // Publishing may wait for room among the publishes in flight: not on nats.c's delivery thread.
+            DispatchQueue.global().async { self.leaderElected() }
+        }
+        if let subscription { handles.withLock { $0.listeners.append(subscription) } }
+    }
+
+    /// A new leader of the stream was elected.
+    private func leaderElected() {
+        retryOverdue(all: true)
+        let current = following.withLock { progress in
+            // Waits that ran out while no server led are no sign of a slow link.
+            progress.consumerWaitMillis = Self.consumerAnswerMillis.lowerBound
+            return progress.isHalted ? nil : progress.generation
+        }
+        if let current { remake(current, after: nil, delay: 0) }
+    }
+
     /// The text nats.c wrote into `buffer` (up to its terminating zero).
     static func text(_ buffer: [CChar]) -> String {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -247,6 +294,8 @@ struct FollowProgress {
     var knownHead: UInt64 = 0
     /// How many messages the current following's consumer delivered.
     var consumerDelivered: UInt64 = 0
+    /// How long the next consumer's making may wait for JetStream's answer (``JetStreamLog/consumerAnswerMillis``).
+    var consumerWaitMillis = JetStreamLog.consumerAnswerMillis.lowerBound
     /// Counts followings; only the current one's deliveries are let through.
     var generation: UInt64 = 0
     /// The current following's consumer failed, was found off the leader, or its entries differ: nothing more of

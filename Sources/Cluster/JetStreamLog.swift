@@ -46,6 +46,8 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     let following = Mutex(FollowProgress())
     /// Where this node's snapshots are stored, one after the other (JetStreamLog+Snapshots.swift).
     let snapshotQueue = DispatchQueue(label: "canopy.log.snapshots")
+    /// Where the subscriptions of ended followings are unsubscribed and destroyed (JetStreamLog+Following.swift).
+    let retiredSubscriptions = DispatchQueue(label: "canopy.log.retired-subscriptions")
     /// Barriers appended so far (``lastPosition(completion:)``).
     private let barriers = Atomic<UInt64>(0)
     let gate = LeaderGate()
@@ -127,6 +129,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         guard status == NATS_OK else {
             return .failure(ReplicationError("stream \(stream): \(NATSCluster.text(status)) (JetStream error \(error.rawValue))"))
         }
+        listenForLeaderElections()
         startRetryTimer()
         return .success(())
     }
@@ -171,28 +174,14 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     }
 
     public func listenForCheckpoints(_ received: @escaping @Sendable (Checkpoint) -> Void) {
-        let box = Unmanaged.passRetained(CheckpointListener { [weak self] checkpoint in
+        let subscription = MessageListener.subscribe(cluster.connection, checkpointSubject) { [weak self] data in
+            let fields = String(decoding: data, as: UTF8.self).split(separator: " ")
+            guard fields.count == 3, let position = UInt64(fields[1]) else { return }
+            let checkpoint = Checkpoint(node: String(fields[0]), position: position, hash: String(fields[2]))
             self?.learned(head: checkpoint.position)
             received(checkpoint)
-        }).toOpaque()
-        var created: OpaquePointer?
-        let status = natsConnection_Subscribe(&created, cluster.connection, checkpointSubject, { _, _, message, closure in
-            guard let closure, let message else { return }
-            let listener = Unmanaged<CheckpointListener>.fromOpaque(closure).takeUnretainedValue()
-            let count = Int(natsMsg_GetDataLength(message))
-            let text = natsMsg_GetData(message).map { data in
-                String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
-            } ?? ""
-            natsMsg_Destroy(message)
-            let fields = text.split(separator: " ")
-            guard fields.count == 3, let position = UInt64(fields[1]) else { return }
-            listener.received(Checkpoint(node: String(fields[0]), position: position, hash: String(fields[2])))
-        }, box)
-        if status == NATS_OK {
-            handles.withLock { $0.checkpoints = (created, box) }
-        } else {
-            Unmanaged<CheckpointListener>.fromOpaque(box).release()
         }
+        if let subscription { handles.withLock { $0.listeners.append(subscription) } }
     }
 
     /// Tells `changed` when the connection to the NATS servers is lost (`false`) and made again (`true`); at once
@@ -219,13 +208,10 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
             natsSubscription_Unsubscribe(subscription)
             natsSubscription_Destroy(subscription)
         }
+        retiredSubscriptions.sync {}  // their closures are released below
         if let context = closing.context { jsCtx_Destroy(context) }
         for context in closing.followContexts { Unmanaged<FollowContext>.fromOpaque(context).release() }
-        if let (subscription, box) = closing.checkpoints {
-            natsSubscription_Unsubscribe(subscription)
-            natsSubscription_Destroy(subscription)
-            Unmanaged<CheckpointListener>.fromOpaque(box).release()
-        }
+        for listener in closing.listeners { listener.end() }
     }
 
     // MARK: - Appending
@@ -256,12 +242,13 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         handles.withLock { $0.timer = source }
     }
 
-    /// Publishes again, oldest first, what was not acknowledged in time.
-    private func retryOverdue() {
+    /// Publishes again, oldest first, what was not acknowledged in time (with `all`, every append not acknowledged
+    /// yet: a new stream leader was elected, and what the last one did not acknowledge may never be).
+    func retryOverdue(all: Bool = false) {
         let now = Self.now()
         var again: [(first: Double, id: String, payload: [UInt8])] = []
         pending.withLock { pending in
-            for (id, append) in pending where now - append.lastSent >= Self.retryAfterSeconds {
+            for (id, append) in pending where all || now - append.lastSent >= Self.retryAfterSeconds {
                 pending[id]?.lastSent = now
                 again.append((append.firstSent, id, append.payload))
             }
@@ -281,17 +268,8 @@ struct Handles: @unchecked Sendable {
     /// The retained closures of every subscription made to follow (released once the log is closed).
     var followContexts: [UnsafeMutableRawPointer] = []
     var timer: (any DispatchSourceTimer)?
-    /// The checkpoint subscription and the retained listener it calls.
-    var checkpoints: (OpaquePointer?, UnsafeMutableRawPointer)?
-}
-
-/// What a checkpoint subscription calls (retained for the subscription's life, passed to nats.c as its closure).
-private final class CheckpointListener: Sendable {
-    let received: @Sendable (Checkpoint) -> Void
-
-    init(_ received: @escaping @Sendable (Checkpoint) -> Void) {
-        self.received = received
-    }
+    /// The core NATS subscriptions of the log: checkpoints, the stream's leader elections.
+    var listeners: [MessageListener.Subscription] = []
 }
 
 /// An append waiting for its acknowledgement.

@@ -44,8 +44,12 @@ final class LeaderGate: Sendable {
     enum Verdict: Equatable {
         /// Hand it to the replica.
         case pass
-        /// Drop it and follow again with a new consumer after position `after` (the last one let through).
+        /// Drop it and follow again with a new consumer after position `after` (the last one let through), once
+        /// the servers answer again: a question went unanswered, or the stream has no leader.
         case followAgain(after: UInt64)
+        /// Drop it and follow again at once after position `after`: the consumer lives on a server that does not
+        /// lead the stream (JetStream places a one-replica consumer on any of the stream's servers).
+        case placedOffLeader(after: UInt64)
         /// The leader's copy contradicts the entries let through: ask it to step down, and follow again after
         /// position `after` once another leads.
         case leaderContradicts(String, after: UInt64)
@@ -86,9 +90,10 @@ final class LeaderGate: Sendable {
             return pass(position, id)
         }
         let after = last?.position ?? position - 1
-        guard let leader = questions.streamLeader(), !leader.isEmpty, questions.consumerHost(consumer) == leader else {
+        guard let leader = questions.streamLeader(), !leader.isEmpty, let host = questions.consumerHost(consumer) else {
             return .followAgain(after: after)
         }
+        guard host == leader else { return .placedOffLeader(after: after) }
         if let last {
             switch questions.message(last.position) {
             case nil: return .followAgain(after: after)

@@ -55,18 +55,22 @@ struct LeaderGateTests {
         #expect(servers.script.withLock { $0.questions } > asked)
     }
 
-    @Test("a consumer elsewhere, or a question unanswered, makes a new consumer after the last position let through")
+    @Test("a consumer off the leader is replaced at once, one no server knows after a wait: after the last let through")
     func consumerElsewhere() {
         let servers = ScriptedServers()
         servers.script.withLock { $0.hosts = ["c1": "n1", "c2": "n2"]; $0.held[1] = .id("a-1") }
         let gate = LeaderGate()
         #expect(gate.admit(position: 1, id: "a-1", consumer: "c1", asking: servers.questions) == .pass)
-        #expect(gate.admit(position: 2, id: "x-9", consumer: "c2", asking: servers.questions) == .followAgain(after: 1))
+        #expect(gate.admit(position: 2, id: "x-9", consumer: "c2", asking: servers.questions)
+            == .placedOffLeader(after: 1))
+        #expect(gate.admit(position: 2, id: "x-9", consumer: "c9", asking: servers.questions) == .followAgain(after: 1),
+                "a consumer no server knows")
         servers.script.withLock { $0.leader = nil }
         #expect(gate.admit(position: 2, id: "a-2", consumer: "c3", asking: servers.questions) == .followAgain(after: 1))
         // Knowledge goes stale: a deposed leader's consumer, delivering after a pause, is checked again.
         servers.script.withLock { $0.leader = "n2"; $0.now += 7 }
-        #expect(gate.admit(position: 2, id: "x-9", consumer: "c1", asking: servers.questions) == .followAgain(after: 1))
+        #expect(gate.admit(position: 2, id: "x-9", consumer: "c1", asking: servers.questions)
+            == .placedOffLeader(after: 1))
     }
 
     @Test("a leader whose message at the last position differs is asked to step down; a second one means divergence")
