@@ -3,13 +3,24 @@ import Dispatch
 import Store
 import Synchronization
 
-/// Following: a consumer from the requested position, whose deliveries reach the replica only through the log's
-/// ``LeaderGate`` (only what the stream's leader holds, in its order). The log makes a new consumer from the last
-/// position delivered whenever the current one fails: nats.c reports missed heartbeats or messages the subscription
-/// never got, the consumer's own count of its messages skips one, or it cannot be made (after
-/// ``refollowDelaySeconds``). A consumer found elsewhere than on the leader is replaced the same way, until one lives
-/// on the leader. A leader whose copy contradicts what the replica applied is asked to step down; when a second
-/// leader contradicts it too, the replica rebuilds (``watchDivergence(_:)``).
+/// Following: consumers from the last position delivered, whose deliveries reach the replica only through the log's
+/// ``LeaderGate`` (only what the stream's leader holds, in its order).
+///
+/// A consumer lives on one server, which JetStream picks at random among the stream's servers, and only one on the
+/// leader passes the gate. So the log keeps up to ``maxLiveConsumers`` of them live at once, each an *attempt*:
+/// - ``parallelAttempts`` start when JetStream announces a new leader of the stream; one starts when the newest
+///   missed its heartbeats, when nothing came for ``followStallSeconds`` while the stream holds more, and at once
+///   when one is found off the leader;
+/// - one that could not be made is made again, at once after its wait ran out (likely placed on a server that is
+///   down), ``refollowDelaySeconds`` later otherwise, until a delivery passes or ``parallelAttempts`` others
+///   started meanwhile;
+/// - the first attempt whose delivery passes the gate ends every other one;
+/// - one found off the leader, or whose own count of its messages skips one, ends.
+///
+/// An attempt that fails is not ended before another passes: a stalled server that resumes as the stream's leader
+/// delivers again through it, while making a new consumer needs JetStream's metadata leader, which such a resume can
+/// unseat for seconds (docs/reliability.md). A leader whose copy contradicts what the replica applied is asked to
+/// step down; when a second leader contradicts it too, the replica rebuilds (``watchDivergence(_:)``).
 extension JetStreamLog {
     /// How long to wait before making another consumer when the last one could not be made, or the servers could
     /// not say where it lives (one placed off the stream's leader is replaced at once).
@@ -19,33 +30,44 @@ extension JetStreamLog {
     /// there and never answer: a short wait lets the log try again, likely elsewhere. Each wait that runs out
     /// doubles the next (a slow link or a busy server gets the time it needs); a consumer made resets it.
     static let consumerAnswerMillis: ClosedRange<Int64> = 250...2000
+    /// How many consumers are made at once for a new leader of the stream (each lands on its leader with a chance
+    /// of one in the number of the stream's servers).
+    static let parallelAttempts = 3
+    /// How many consumers may follow at once: beyond, the oldest one that did not pass last ends.
+    static let maxLiveConsumers = 4
     /// How long to wait, after asking a leader whose copy contradicts the replica to step down, before following again.
     static let contradictedRetrySeconds = 1.0
 
     public func follow(after position: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
         self.deliver.withLock { $0 = deliver }
         gate.restart(after: position)
-        let generation = following.withLock { progress in
+        let ended = following.withLock { progress in
             progress.delivered = position
             progress.lastDelivery = Self.now()
-            progress.generation += 1
             progress.isHalted = false
-            progress.consumerDelivered = 0
-            return progress.generation
+            return progress.endAll()
         }
-        let wait = following.withLock { $0.consumerWaitMillis }
-        if let earlier = handles.withLock({ handles in
-            defer { handles.subscription = nil }
-            return handles.subscription
-        }) {
-            retire(earlier)
-        }
+        for subscription in ended { retire(subscription) }
+        startAttempt()
+    }
+
+    public func watchDivergence(_ diverged: @escaping @Sendable () -> Void) {
+        divergence.withLock { $0 = diverged }
+    }
+
+    /// Makes a consumer from the last position delivered, next to those live (on the caller's thread: it waits for
+    /// JetStream's answer). One that cannot be made is tried again after ``refollowDelaySeconds``, unless another
+    /// attempt started meanwhile.
+    private func startAttempt() {
         guard let context = openContext() else { return }
+        let started = Self.now()
+        guard let (attempt, from, wait, ended) = following.withLock({ progress in
+            progress.start(at: started, keepingAtMost: Self.maxLiveConsumers)
+        }) else { return }
+        if let ended { retire(ended) }
         var created: OpaquePointer?
-        let closure = Unmanaged.passRetained(FollowContext(log: self, generation: generation)).toOpaque()
-        handles.withLock { $0.followContexts.append(closure) }
-        let status = canopy_js_follow(&created, context, stream, subject, position + 1,
-                                      wait, { _, _, message, closure in
+        let closure = Unmanaged.passRetained(FollowContext(log: self, attempt: attempt)).toOpaque()
+        let status = canopy_js_follow(&created, context, stream, subject, from + 1, wait, { _, _, message, closure in
             guard let closure, let message else { return }
             let following = Unmanaged<FollowContext>.fromOpaque(closure).takeUnretainedValue()
             var consumer = [CChar](repeating: 0, count: 256)
@@ -58,108 +80,133 @@ extension JetStreamLog {
             guard sequence > 0, let log = following.log else { return }
             let delivery = Delivery(position: sequence, id: id, consumer: JetStreamLog.text(consumer),
                                     consumerSequence: consumerSequence, payload: payload)
-            log.delivered(delivery, generation: following.generation)
+            log.delivered(delivery, attempt: following.attempt)
         }, closure)
-        following.withLock { progress in
-            let limits = Self.consumerAnswerMillis
-            progress.consumerWaitMillis = status == NATS_TIMEOUT
-                ? min(limits.upperBound, progress.consumerWaitMillis * 2) : limits.lowerBound
+        let live = following.withLock { progress in
+            progress.answered(timedOut: status == NATS_TIMEOUT, limits: Self.consumerAnswerMillis)
+            guard status == NATS_OK, let created else { return false }
+            return progress.made(attempt, subscription: SubscriptionHandle(pointer: created))
         }
         guard status == NATS_OK, let created else {
-            // No consumer (no server reachable, no stream leader yet): try again while this following is current.
-            return remake(generation, after: position, delay: Self.refollowDelaySeconds)
+            Unmanaged<FollowContext>.fromOpaque(closure).release()
+            // No consumer (no server reachable, no stream leader yet, or placed on a server that is down).
+            let delay = status == NATS_TIMEOUT ? 0 : Self.refollowDelaySeconds
+            return scheduleAttempt(after: delay, replacing: attempt, startedAt: started)
         }
-        cluster.events.watch(created) { [weak self] status in self?.consumerFailed(status, generation: generation) }
-        let current = handles.withLock { handles in
-            guard following.withLock({ $0.generation == generation }) else { return false }
-            handles.subscription = created
-            return true
-        }
-        if !current { retire(created) }  // a newer following started meanwhile
+        // The handler's closure lives until nats.c has called the handler for the last time.
+        let completion = natsSubscription_SetOnCompleteCB(created, { closure in
+            closure.map { Unmanaged<FollowContext>.fromOpaque($0).release() }
+        }, closure)
+        if completion != NATS_OK { Unmanaged<FollowContext>.fromOpaque(closure).release() }  // closed already
+        // Ended meanwhile: another attempt passed, or following started anew.
+        guard live else { return retire(SubscriptionHandle(pointer: created)) }
+        cluster.events.watch(created) { [weak self] status in self?.consumerFailed(status, attempt: attempt) }
     }
 
-    /// Ends a following's subscription off the caller's thread: unsubscribing deletes its consumer, which waits for
-    /// JetStream's metadata leader (up to the context's 3 s while none answers, as after a stall), and a new
-    /// following must not wait for that. Its deliveries are dropped meanwhile (an earlier generation's).
-    private func retire(_ subscription: OpaquePointer) {
-        cluster.events.unwatch(subscription)
-        let retired = UInt(bitPattern: subscription)  // nats.c's subscriptions are thread-safe
+    /// Starts an attempt after `delay` in place of `attempt` (started at `started`), unless a delivery passed
+    /// since, or ``parallelAttempts`` other attempts started.
+    private func scheduleAttempt(after delay: Double, replacing attempt: UInt64, startedAt started: Double) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self, following.withLock({ progress in
+                !progress.isHalted && progress.lastDelivery < started
+                    && progress.lastAttempt - attempt < UInt64(Self.parallelAttempts)
+            }) else { return }
+            startAttempt()
+        }
+    }
+
+    /// Ends a subscription off the caller's thread: unsubscribing deletes its consumer, which waits for JetStream's
+    /// metadata leader (up to the context's 3 s while none answers, as after a stall), and following must not wait
+    /// for that. Its deliveries are dropped meanwhile (its attempt is no longer live).
+    private func retire(_ subscription: SubscriptionHandle) {
+        cluster.events.unwatch(subscription.pointer)
         retiredSubscriptions.async {
-            guard let subscription = OpaquePointer(bitPattern: retired) else { return }
-            natsSubscription_Unsubscribe(subscription)
-            natsSubscription_Destroy(subscription)
+            natsSubscription_Unsubscribe(subscription.pointer)
+            natsSubscription_Destroy(subscription.pointer)
         }
     }
 
-    public func watchDivergence(_ diverged: @escaping @Sendable () -> Void) {
-        divergence.withLock { $0 = diverged }
+    /// Ends every attempt (the log closes).
+    func endFollowing() -> [SubscriptionHandle] {
+        following.withLock { progress in
+            progress.isHalted = true
+            return progress.endAll()
+        }
     }
 
-    /// nats.c reports that the consumer of following `generation` failed (on nats.c's thread): it missed two
-    /// heartbeats (its server died, stalled or was cut off), a heartbeat showed messages the subscription never got,
-    /// or the subscription dropped messages it could not hold.
-    private func consumerFailed(_ status: natsStatus, generation: UInt64) {
+    /// nats.c reports that `attempt`'s consumer failed (on nats.c's thread). Missed heartbeats (its server died,
+    /// stalled or was cut off) start another attempt, if this is the newest, and keep this one: its server may come
+    /// back as the leader. Messages the subscription never got or dropped end it.
+    private func consumerFailed(_ status: natsStatus, attempt: UInt64) {
         switch status {
-        case NATS_MISSED_HEARTBEAT, NATS_MISMATCH, NATS_SLOW_CONSUMER:
-            remake(generation, after: nil, delay: 0)
+        case NATS_MISSED_HEARTBEAT:
+            guard following.withLock({ $0.lastAttempt == attempt && !$0.isHalted }) else { return }
+            DispatchQueue.global().async { [weak self] in self?.startAttempt() }
+        case NATS_MISMATCH, NATS_SLOW_CONSUMER:
+            end(attempt)
+            DispatchQueue.global().async { [weak self] in self?.startAttempt() }
         default:
             break
         }
     }
 
-    /// Ends following `generation` (unless it already ended) and follows again after `delay` from `after`, or from
-    /// the last position delivered then; nothing when another following started meanwhile.
-    private func remake(_ generation: UInt64, after: UInt64?, delay: Double) {
-        guard halt(generation), let deliver = deliver.withLock({ $0 }) else { return }
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
-            guard let self,
-                let from = following.withLock({ $0.generation == generation ? after ?? $0.delivered : nil })
-            else { return }
-            follow(after: from, deliver: deliver)
-        }
+    /// Ends `attempt` (if live).
+    private func end(_ attempt: UInt64) {
+        if let subscription = following.withLock({ $0.end(attempt) }) { retire(subscription) }
     }
 
-    /// The consumer of following `generation` delivered (on nats.c's thread, which the gate's questions may hold).
-    /// Its own count of its messages must go up by one each time: a message the subscription lost (a gap here,
-    /// whereas a gap in the stream's positions is entries removed below a snapshot, for the replica to handle)
-    /// makes a new consumer.
-    private func delivered(_ delivery: Delivery, generation: UInt64) {
-        let inOrder: Bool? = following.withLock { progress in
-            guard progress.generation == generation, !progress.isHalted else { return nil }
-            guard delivery.consumerSequence == progress.consumerDelivered + 1 else { return false }
-            progress.consumerDelivered = delivery.consumerSequence
-            return true
-        }
-        guard let inOrder else { return }
-        guard inOrder else {
-            return remake(generation, after: nil, delay: 0)
+    /// `attempt`'s consumer delivered (on nats.c's thread, which the gate's questions may hold; each consumer's on
+    /// its own). The consumer's own count of its messages must go up by one each time: a message its subscription
+    /// lost (a gap here, whereas a gap in the stream's positions is entries removed below a snapshot, for the
+    /// replica to handle) ends it. Each consumer starts after the last position delivered and delivers in order, so
+    /// whichever passes a position first hands it on, and the others drop it.
+    private func delivered(_ delivery: Delivery, attempt: UInt64) {
+        switch following.withLock({ $0.receive(delivery.consumerSequence, at: delivery.position, from: attempt) }) {
+        case .drop:
+            return
+        case .lost:
+            end(attempt)
+            DispatchQueue.global().async { [weak self] in self?.startAttempt() }
+            return
+        case .judge:
+            break
         }
         let verdict = gate.admit(position: delivery.position, id: delivery.id, consumer: delivery.consumer,
                                  asking: gateQuestions())
+        judged(delivery, from: attempt, verdict)
+    }
+
+    /// Acts on the gate's verdict on `attempt`'s delivery.
+    private func judged(_ delivery: Delivery, from attempt: UInt64, _ verdict: LeaderGate.Verdict) {
         switch verdict {
         case .pass:
-            following.withLock { progress in
-                progress.delivered = max(progress.delivered, delivery.position)
-                progress.lastDelivery = Self.now()
+            // One position handed on at a time, in order, whichever consumer passed it.
+            admission.withLock { _ in
+                let now = Self.now()
+                guard let superseded = following.withLock({ $0.passed(delivery.position, from: attempt, at: now) })
+                else { return }
+                for subscription in superseded { retire(subscription) }
+                deliver.withLock { $0 }?(delivery.position, delivery.payload)
             }
-            deliver.withLock { $0 }?(delivery.position, delivery.payload)
-        case .followAgain(let after):
-            remake(generation, after: after, delay: Self.refollowDelaySeconds)
-        case .placedOffLeader(let after):
-            remake(generation, after: after, delay: 0)
+        case .followAgain:
+            end(attempt)
+            scheduleAttempt(after: Self.refollowDelaySeconds, replacing: attempt, startedAt: Self.now())
+        case .placedOffLeader:
+            end(attempt)
+            DispatchQueue.global().async { [weak self] in self?.startAttempt() }
         case .leaderContradicts(_, let after):
             // Its copy went wrong while it followed (docs/reliability.md): let another server lead, then check again.
-            guard halt(generation), let deliver = deliver.withLock({ $0 }) else { return }
+            guard let halted = halt(), let deliver = deliver.withLock({ $0 }) else { return }
             DispatchQueue.global().async { [weak self] in
                 guard let self else { return }
                 _ = canopy_js_stream_stepdown(cluster.connection, stream)
                 DispatchQueue.global().asyncAfter(deadline: .now() + Self.contradictedRetrySeconds) { [weak self] in
-                    guard let self, following.withLock({ $0.generation == generation }) else { return }
+                    guard let self, following.withLock({ $0.halts == halted && $0.isHalted }) else { return }
                     follow(after: after, deliver: deliver)
                 }
             }
         case .diverged:
-            guard halt(generation) else { return }
+            guard halt() != nil else { return }
             // The replica rebuilds from the log and follows again; without one to tell, at least follow the leader.
             if let diverged = divergence.withLock({ $0 }) {
                 DispatchQueue.global().async { diverged() }
@@ -170,13 +217,18 @@ extension JetStreamLog {
         }
     }
 
-    /// Stops letting following `generation`'s deliveries through; false when it is no longer the current one.
-    private func halt(_ generation: UInt64) -> Bool {
-        following.withLock { progress in
-            guard progress.generation == generation, !progress.isHalted else { return false }
+    /// Stops following until ``follow(after:deliver:)`` is called again: nothing passes meanwhile. Reports which
+    /// halt this is (`nil` when following was already halted).
+    private func halt() -> UInt64? {
+        let halted: (UInt64, [SubscriptionHandle])? = following.withLock { progress in
+            guard !progress.isHalted else { return nil }
             progress.isHalted = true
-            return true
+            progress.halts += 1
+            return (progress.halts, progress.endAll())
         }
+        guard let (halts, ended) = halted else { return nil }
+        for subscription in ended { retire(subscription) }
+        return halts
     }
 
     /// The gate's questions, asked of the servers (nats.c waits up to the context's 3 s for each answer).
@@ -211,10 +263,10 @@ extension JetStreamLog {
     }
 
     /// Hears JetStream's advisory for each new leader of the stream. A new leader may not hold what the last one
-    /// did not acknowledge, and the current consumer may live on a server that stalled or died; waiting for the
-    /// retry timer and for missed heartbeats cost seconds after each election. So on each advisory the log publishes
-    /// again every append not acknowledged yet and makes a new consumer from the last position delivered (which the
-    /// gate then checks against the new leader). The timers stay for an advisory lost on the way.
+    /// did not acknowledge, and the consumers may live on a server that stalled or died; waiting for the retry
+    /// timer and for missed heartbeats cost seconds after each election. So on each advisory the log publishes again
+    /// every append not acknowledged yet and starts ``parallelAttempts`` attempts from the last position delivered
+    /// (the gate checks each against the new leader). The timers stay for an advisory lost on the way.
     func listenForLeaderElections() {
         let subject = "$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.\(stream)"
         let subscription = MessageListener.subscribe(cluster.connection, subject) { [weak self] _ in
@@ -228,12 +280,14 @@ extension JetStreamLog {
     /// A new leader of the stream was elected.
     private func leaderElected() {
         retryOverdue(all: true)
-        let current = following.withLock { progress in
+        let following = following.withLock { progress in
             // Waits that ran out while no server led are no sign of a slow link.
             progress.consumerWaitMillis = Self.consumerAnswerMillis.lowerBound
-            return progress.isHalted ? nil : progress.generation
+            return !progress.isHalted
         }
-        if let current { remake(current, after: nil, delay: 0) }
+        guard following else { return }
+        for _ in 1..<Self.parallelAttempts { DispatchQueue.global().async { [weak self] in self?.startAttempt() } }
+        startAttempt()
     }
 
     /// The text nats.c wrote into `buffer` (up to its terminating zero).
@@ -246,60 +300,15 @@ extension JetStreamLog {
         following.withLock { $0.knownHead = max($0.knownHead, head) }
     }
 
-    /// Follows again from the last position delivered when the stream holds more and the consumer has delivered
-    /// nothing for ``followStallSeconds`` (nats.c's thread-safe calls may wait on the servers: off the timer).
+    /// Starts an attempt when the stream holds more than delivered and nothing came for ``followStallSeconds``,
+    /// nor was an attempt started for as long (nats.c's thread-safe calls may wait on the servers: off the timer).
     func followAgainIfStalled() {
         let now = Self.now()
-        let stalled: UInt64? = following.withLock { progress in
-            guard !progress.isHalted, progress.knownHead > progress.delivered,
-                now - progress.lastDelivery >= Self.followStallSeconds
-            else { return nil }
-            return progress.generation
+        let stalled = following.withLock { progress in
+            !progress.isHalted && progress.knownHead > progress.delivered
+                && now - progress.lastDelivery >= Self.followStallSeconds
+                && now - progress.lastAttemptStarted >= Self.followStallSeconds
         }
-        if let stalled { remake(stalled, after: nil, delay: 0) }
+        if stalled { DispatchQueue.global().async { [weak self] in self?.startAttempt() } }
     }
 }
-
-/// One message a consumer delivered.
-private struct Delivery {
-    let position: UInt64
-    /// Its `Nats-Msg-Id`.
-    let id: String
-    /// The consumer that delivered it.
-    let consumer: String
-    /// The consumer's count of the messages it delivered, this one included.
-    let consumerSequence: UInt64
-    let payload: [UInt8]
-}
-
-/// What a subscription made to follow passes to nats.c as its closure: the log, and which following it belongs to
-/// (deliveries of an earlier following are dropped).
-final class FollowContext: @unchecked Sendable {
-    weak var log: JetStreamLog?
-    let generation: UInt64
-
-    init(log: JetStreamLog, generation: UInt64) {
-        self.log = log
-        self.generation = generation
-    }
-}
-
-/// How far a log's consumer got, and what the stream is known to hold beyond it.
-struct FollowProgress {
-    /// The last position delivered (or the one following started after).
-    var delivered: UInt64 = 0
-    /// When the consumer last delivered (or following started), in seconds of uptime.
-    var lastDelivery = 0.0
-    /// The highest position the stream is known to hold.
-    var knownHead: UInt64 = 0
-    /// How many messages the current following's consumer delivered.
-    var consumerDelivered: UInt64 = 0
-    /// How long the next consumer's making may wait for JetStream's answer (``JetStreamLog/consumerAnswerMillis``).
-    var consumerWaitMillis = JetStreamLog.consumerAnswerMillis.lowerBound
-    /// Counts followings; only the current one's deliveries are let through.
-    var generation: UInt64 = 0
-    /// The current following's consumer failed, was found off the leader, or its entries differ: nothing more of
-    /// it passes (a new following is on its way).
-    var isHalted = false
-}
-

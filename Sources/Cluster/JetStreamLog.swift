@@ -44,6 +44,9 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     /// Whom to tell when the entries delivered turn out not to be the stream leader's (JetStreamLog+Following.swift).
     let divergence = Mutex<(@Sendable () -> Void)?>(nil)
     let following = Mutex(FollowProgress())
+    /// Held while a delivery that passed the gate is handed on, whichever consumer delivered it
+    /// (JetStreamLog+Following.swift).
+    let admission = Mutex(())
     /// Where this node's snapshots are stored, one after the other (JetStreamLog+Snapshots.swift).
     let snapshotQueue = DispatchQueue(label: "canopy.log.snapshots")
     /// Where the subscriptions of ended followings are unsubscribed and destroyed (JetStreamLog+Following.swift).
@@ -203,14 +206,13 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         }
         for report in abandoned { report(ReplicationError("the log was closed")) }
         closing.timer?.cancel()
-        if let subscription = closing.subscription {
-            cluster.events.unwatch(subscription)
-            natsSubscription_Unsubscribe(subscription)
-            natsSubscription_Destroy(subscription)
+        for subscription in endFollowing() {
+            cluster.events.unwatch(subscription.pointer)
+            natsSubscription_Unsubscribe(subscription.pointer)
+            natsSubscription_Destroy(subscription.pointer)
         }
-        retiredSubscriptions.sync {}  // their closures are released below
+        retiredSubscriptions.sync {}
         if let context = closing.context { jsCtx_Destroy(context) }
-        for context in closing.followContexts { Unmanaged<FollowContext>.fromOpaque(context).release() }
         for listener in closing.listeners { listener.end() }
     }
 
@@ -264,9 +266,6 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
 /// nats.c's objects of one log (the pointers are used from any thread: nats.c is thread-safe).
 struct Handles: @unchecked Sendable {
     var context: OpaquePointer?
-    var subscription: OpaquePointer?
-    /// The retained closures of every subscription made to follow (released once the log is closed).
-    var followContexts: [UnsafeMutableRawPointer] = []
     var timer: (any DispatchSourceTimer)?
     /// The core NATS subscriptions of the log: checkpoints, the stream's leader elections.
     var listeners: [MessageListener.Subscription] = []

@@ -1,0 +1,90 @@
+@testable import Cluster
+import Testing
+
+/// A subscription handle for the tests (FollowProgress only keeps and returns it).
+private func handle(_ number: UInt) -> SubscriptionHandle {
+    SubscriptionHandle(pointer: OpaquePointer(bitPattern: number)!)
+}
+
+/// Starts an attempt and makes its consumer with subscription `number`: the attempt's number.
+private func started(_ progress: inout FollowProgress, subscription number: UInt, limit: Int = 4) -> UInt64? {
+    guard let attempt = progress.start(at: 1, keepingAtMost: limit)?.attempt,
+        progress.made(attempt, subscription: handle(number))
+    else { return nil }
+    return attempt
+}
+
+@Suite("Following with several consumers at once")
+struct FollowProgressTests {
+    @Test("each attempt starts after the last position delivered; beyond the limit the oldest but the primary ends")
+    func attemptsAndTheirLimit() throws {
+        var progress = FollowProgress()
+        progress.delivered = 10
+        let first = progress.start(at: 1, keepingAtMost: 2)
+        #expect(first?.from == 10 && first?.ended == nil)
+        let firstAttempt = try #require(first?.attempt)
+        let firstMade = progress.made(firstAttempt, subscription: handle(0x10))
+        let reception = progress.receive(1, at: 11, from: firstAttempt)
+        let passed = progress.passed(11, from: firstAttempt, at: 2)  // the primary now
+        #expect(firstMade && reception == .judge && passed?.isEmpty == true)
+        let second = try #require(started(&progress, subscription: 0x20, limit: 2))
+        let third = progress.start(at: 4, keepingAtMost: 2)
+        #expect(third?.from == 11)
+        #expect(third?.ended?.pointer == handle(0x20).pointer, "the oldest other than the primary ends")
+        let secondMadeAgain = progress.made(second, subscription: handle(0x21))
+        #expect(!secondMadeAgain, "an ended attempt gets no subscription")
+        #expect(progress.attempts.keys.sorted() == [firstAttempt, third?.attempt].compactMap { $0 })
+    }
+
+    @Test("an attempt ended before its consumer was made gets no subscription: the caller retires it")
+    func endedBeforeMade() throws {
+        var progress = FollowProgress()
+        let attempt = try #require(progress.start(at: 1, keepingAtMost: 4)?.attempt)
+        let ended = progress.endAll()
+        let made = progress.made(attempt, subscription: handle(0x30))
+        #expect(ended.isEmpty && !made)
+    }
+
+    @Test("a position already delivered is dropped, a skipped consumer count is lost, and a pass ends the others")
+    func receivingAndPassing() throws {
+        var progress = FollowProgress()
+        progress.delivered = 5
+        let a = try #require(started(&progress, subscription: 0x40))
+        let b = try #require(started(&progress, subscription: 0x50))
+        let first = progress.receive(1, at: 6, from: a)
+        let ended = progress.passed(6, from: a, at: 2)
+        #expect(first == .judge && ended?.map(\.pointer) == [handle(0x50).pointer])
+        let fromEnded = progress.receive(1, at: 6, from: b)
+        let again = progress.receive(2, at: 6, from: a)
+        let skipped = progress.receive(4, at: 7, from: a)
+        let passedByEnded = progress.passed(7, from: b, at: 3)
+        #expect(fromEnded == .drop, "b ended")
+        #expect(again == .drop, "position 6 was delivered")
+        #expect(skipped == .lost, "count 3 never came")
+        #expect(passedByEnded == nil, "an ended attempt passes nothing")
+        #expect(progress.delivered == 6 && progress.lastDelivery == 2)
+    }
+
+    @Test("while halted nothing starts and nothing is received")
+    func halted() throws {
+        var progress = FollowProgress()
+        let a = try #require(started(&progress, subscription: 0x60))
+        progress.isHalted = true
+        let start = progress.start(at: 2, keepingAtMost: 4)
+        let reception = progress.receive(1, at: 1, from: a)
+        #expect(start == nil && reception == .drop)
+    }
+
+    @Test("a wait that runs out doubles the next, up to the limit; an answer resets it")
+    func waits() {
+        var progress = FollowProgress()
+        let limits: ClosedRange<Int64> = 250...2000
+        var waits: [Int64] = []
+        for _ in 0..<4 {
+            progress.answered(timedOut: true, limits: limits)
+            waits.append(progress.consumerWaitMillis)
+        }
+        progress.answered(timedOut: false, limits: limits)
+        #expect(waits == [500, 1000, 2000, 2000] && progress.consumerWaitMillis == 250)
+    }
+}
