@@ -56,8 +56,8 @@ extension JetStreamLog {
     }
 
     /// Makes a consumer from the last position delivered, next to those live (on the caller's thread: it waits for
-    /// JetStream's answer). One that cannot be made is tried again after ``refollowDelaySeconds``, unless another
-    /// attempt started meanwhile.
+    /// JetStream's answer). One that cannot be made is tried again (``scheduleAttempt(after:replacing:startedAt:)``):
+    /// at once when the wait ran out, after ``refollowDelaySeconds`` after an error.
     private func startAttempt() {
         guard let context = openContext() else { return }
         let started = Self.now()
@@ -280,12 +280,12 @@ extension JetStreamLog {
     /// A new leader of the stream was elected.
     private func leaderElected() {
         retryOverdue(all: true)
-        let following = following.withLock { progress in
+        let isFollowing = following.withLock { progress in
             // Waits that ran out while no server led are no sign of a slow link.
             progress.consumerWaitMillis = Self.consumerAnswerMillis.lowerBound
             return !progress.isHalted
         }
-        guard following else { return }
+        guard isFollowing else { return }
         for _ in 1..<Self.parallelAttempts { DispatchQueue.global().async { [weak self] in self?.startAttempt() } }
         startAttempt()
     }
