@@ -118,7 +118,7 @@ extension JetStreamLog {
     /// Ends a subscription off the caller's thread: unsubscribing deletes its consumer, which waits for JetStream's
     /// metadata leader (up to the context's 3 s while none answers, as after a stall), and following must not wait
     /// for that. Its deliveries are dropped meanwhile (its attempt is no longer live).
-    private func retire(_ subscription: SubscriptionHandle) {
+    func retire(_ subscription: SubscriptionHandle) {
         cluster.events.unwatch(subscription.pointer)
         retiredSubscriptions.async {
             natsSubscription_Unsubscribe(subscription.pointer)

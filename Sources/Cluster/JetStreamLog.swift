@@ -206,12 +206,8 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         }
         for report in abandoned { report(ReplicationError("the log was closed")) }
         closing.timer?.cancel()
-        for subscription in endFollowing() {
-            cluster.events.unwatch(subscription.pointer)
-            natsSubscription_Unsubscribe(subscription.pointer)
-            natsSubscription_Destroy(subscription.pointer)
-        }
-        retiredSubscriptions.sync {}
+        for subscription in endFollowing() { retire(subscription) }
+        retiredSubscriptions.sync {}  // every following's subscription ended before the context goes
         if let context = closing.context { jsCtx_Destroy(context) }
         for listener in closing.listeners { listener.end() }
     }
