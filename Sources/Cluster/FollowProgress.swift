@@ -36,6 +36,20 @@ struct FollowProgress {
     var isHalted = false
     /// Counts halts (a follow-up scheduled for one halt does nothing after another).
     var halts: UInt64 = 0
+    /// When a stall was last reported, until a delivery passes again.
+    var stallReportedAt: Double?
+
+    /// The number of live attempts.
+    var liveAttempts: Int { attempts.count }
+
+    /// Whether to report a stall at `now`: the stream is known to hold more than was delivered, nothing passed for
+    /// `bound` seconds, and no stall was reported within as long.
+    mutating func stallToReport(at now: Double, after bound: Double) -> Bool {
+        guard knownHead > delivered, now - lastDelivery >= bound, now - (stallReportedAt ?? -bound) >= bound
+        else { return false }
+        stallReportedAt = now
+        return true
+    }
 
     /// Starts an attempt from the last position delivered: its number, that position and the wait for its making,
     /// and the subscription of the attempt ended to keep at most `limit` live. `nil` while halted.

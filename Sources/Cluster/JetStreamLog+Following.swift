@@ -37,6 +37,9 @@ extension JetStreamLog {
     static let maxLiveConsumers = 4
     /// How long to wait, after asking a leader whose copy contradicts the replica to step down, before following again.
     static let contradictedRetrySeconds = 1.0
+    /// How long following may pass nothing while the stream holds more before it is reported
+    /// (``FollowingEvent/stalled``).
+    static let stallReportSeconds = 10.0
 
     public func follow(after position: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
         self.deliver.withLock { $0 = deliver }
@@ -82,11 +85,7 @@ extension JetStreamLog {
                                     consumerSequence: consumerSequence, payload: payload)
             log.delivered(delivery, attempt: following.attempt)
         }, closure)
-        let live = following.withLock { progress in
-            progress.answered(timedOut: status == NATS_TIMEOUT, limits: Self.consumerAnswerMillis)
-            guard status == NATS_OK, let created else { return false }
-            return progress.made(attempt, subscription: SubscriptionHandle(pointer: created))
-        }
+        following.withLock { $0.answered(timedOut: status == NATS_TIMEOUT, limits: Self.consumerAnswerMillis) }
         guard status == NATS_OK, let created else {
             Unmanaged<FollowContext>.fromOpaque(closure).release()
             // No consumer (no server reachable, no stream leader yet, or placed on a server that is down).
@@ -98,9 +97,11 @@ extension JetStreamLog {
             closure.map { Unmanaged<FollowContext>.fromOpaque($0).release() }
         }, closure)
         if completion != NATS_OK { Unmanaged<FollowContext>.fromOpaque(closure).release() }  // closed already
-        // Ended meanwhile: another attempt passed, or following started anew.
-        guard live else { return retire(SubscriptionHandle(pointer: created)) }
+        // Watched before another thread can see it: once recorded, any thread may end and retire it.
         cluster.events.watch(created) { [weak self] status in self?.consumerFailed(status, attempt: attempt) }
+        let handle = SubscriptionHandle(pointer: created)
+        // Ended meanwhile: another attempt passed, or following started anew.
+        if !following.withLock({ $0.made(attempt, subscription: handle) }) { retire(handle) }
     }
 
     /// Starts an attempt after `delay` in place of `attempt` (started at `started`), unless a delivery passed
@@ -183,10 +184,14 @@ extension JetStreamLog {
             // One position handed on at a time, in order, whichever consumer passed it.
             admission.withLock { _ in
                 let now = Self.now()
-                guard let superseded = following.withLock({ $0.passed(delivery.position, from: attempt, at: now) })
-                else { return }
+                guard let (superseded, wasStalled) = following.withLock({ progress -> ([SubscriptionHandle], Bool)? in
+                    let wasStalled = progress.stallReportedAt != nil
+                    progress.stallReportedAt = nil
+                    return progress.passed(delivery.position, from: attempt, at: now).map { ($0, wasStalled) }
+                }) else { return }
                 for subscription in superseded { retire(subscription) }
                 deliver.withLock { $0 }?(delivery.position, delivery.payload)
+                if wasStalled { cluster.report(.resumed(namespace: namespace, position: delivery.position)) }
             }
         case .followAgain:
             end(attempt)
@@ -194,19 +199,22 @@ extension JetStreamLog {
         case .placedOffLeader:
             end(attempt)
             DispatchQueue.global().async { [weak self] in self?.startAttempt() }
-        case .leaderContradicts(_, let after):
+        case .leaderContradicts(let leader, let after):
             // Its copy went wrong while it followed (docs/reliability.md): let another server lead, then check again.
             guard let halted = halt(), let deliver = deliver.withLock({ $0 }) else { return }
             DispatchQueue.global().async { [weak self] in
                 guard let self else { return }
-                _ = canopy_js_stream_stepdown(cluster.connection, stream)
+                let stepDown = canopy_js_stream_stepdown(cluster.connection, stream)
+                cluster.report(.leaderContradicts(namespace: namespace, leader: leader, position: after,
+                                                  stepDown: NATSCluster.text(stepDown)))
                 DispatchQueue.global().asyncAfter(deadline: .now() + Self.contradictedRetrySeconds) { [weak self] in
                     guard let self, following.withLock({ $0.halts == halted && $0.isHalted }) else { return }
                     follow(after: after, deliver: deliver)
                 }
             }
-        case .diverged:
+        case .diverged(let position):
             guard halt() != nil else { return }
+            cluster.report(.diverged(namespace: namespace, position: position))
             // The replica rebuilds from the log and follows again; without one to tell, at least follow the leader.
             if let diverged = divergence.withLock({ $0 }) {
                 DispatchQueue.global().async { diverged() }
@@ -302,13 +310,20 @@ extension JetStreamLog {
 
     /// Starts an attempt when the stream holds more than delivered and nothing came for ``followStallSeconds``,
     /// nor was an attempt started for as long (nats.c's thread-safe calls may wait on the servers: off the timer).
+    /// Reports a stall every ``stallReportSeconds`` while it lasts.
     func followAgainIfStalled() {
         let now = Self.now()
-        let stalled = following.withLock { progress in
-            !progress.isHalted && progress.knownHead > progress.delivered
+        let (stalled, report) = following.withLock { progress -> (Bool, FollowingEvent?) in
+            let stalled = !progress.isHalted && progress.knownHead > progress.delivered
                 && now - progress.lastDelivery >= Self.followStallSeconds
                 && now - progress.lastAttemptStarted >= Self.followStallSeconds
+            guard progress.stallToReport(at: now, after: Self.stallReportSeconds) else { return (stalled, nil) }
+            let report = FollowingEvent.stalled(namespace: namespace, seconds: Int(now - progress.lastDelivery),
+                                          delivered: progress.delivered, knownHead: progress.knownHead,
+                                          halted: progress.isHalted, attempts: progress.liveAttempts)
+            return (stalled, report)
         }
+        if let report { cluster.report(report) }
         if stalled { DispatchQueue.global().async { [weak self] in self?.startAttempt() } }
     }
 }

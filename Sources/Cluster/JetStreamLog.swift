@@ -29,6 +29,8 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     /// The servers' `max_payload`, less room for the message's headers.
     public var maxPayloadBytes: Int { max(1024, Int(natsConnection_GetMaxPayload(cluster.connection)) - 1024) }
     let cluster: NATSCluster
+    /// The namespace whose log this is.
+    let namespace: String
     let stream: String
     let subject: String
     /// The core NATS subject (not stored) where replicas announce checkpoints.
@@ -57,6 +59,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
 
     init(cluster: NATSCluster, namespace: String) {
         self.cluster = cluster
+        self.namespace = namespace
         let name = Self.hex(namespace)
         stream = Self.streamPrefix + name
         subject = "canopy.log.\(name)"

@@ -34,16 +34,20 @@ public final class NATSCluster: @unchecked Sendable {
     /// Who hears that the connection was lost or made again, or a subscription failed (retained for the connection's
     /// life: nats.c calls it).
     let events = ConnectionEvents()
+    /// Whom each log tells what the operator should know about its following (on any thread).
+    let report: @Sendable (FollowingEvent) -> Void
 
     /// Connects to `urls` (`nats://host:port`, several for a cluster); each namespace's streams get `replicas`
-    /// copies, and a snapshot every `snapshotInterval` log positions.
+    /// copies, and a snapshot every `snapshotInterval` log positions; `report` hears each log's ``FollowingEvent``s.
     ///
     /// - Throws: ``ReplicationError`` when the URLs are malformed or no server is reachable.
-    public init(urls: [String], replicas: Int, snapshotInterval: UInt64) throws(ReplicationError) {
+    public init(urls: [String], replicas: Int, snapshotInterval: UInt64,
+                report: @escaping @Sendable (FollowingEvent) -> Void = { _ in }) throws(ReplicationError) {
         var random = SystemRandomNumberGenerator()
         node = String(random.next() & 0xFFFF_FFFF_FFFF, radix: 36)
         self.replicas = max(1, replicas)
         self.snapshotInterval = snapshotInterval
+        self.report = report
         var connection: OpaquePointer?
         let name = "canopy-\(node)"
         var cStrings = urls.map { strdup($0) }

@@ -105,11 +105,34 @@ enum GatewaySettings {
         let cluster: NATSCluster
         do {
             cluster = try NATSCluster(urls: urls, replicas: settings[Cluster.replicas],
-                                      snapshotInterval: UInt64(settings[Cluster.snapshotEvery]))
+                                      snapshotInterval: UInt64(settings[Cluster.snapshotEvery]),
+                                      report: { log($0, to: logger) })
         } catch {
             throw ValidationError("cluster: \(error)")
         }
         logger.info("cluster.connected", metadata: ["nats": "\(urls.joined(separator: ","))", "node": "\(cluster.node)"])
         return cluster
+    }
+
+    /// One line for the operator per event of a namespace's log.
+    private static func log(_ event: FollowingEvent, to logger: Logger) {
+        switch event {
+        case .leaderContradicts(let namespace, let leader, let position, let stepDown):
+            logger.warning("""
+                cluster.leader_contradicts: the stream leader holds another entry than this replica applied; \
+                it was asked to step down
+                """, metadata: ["namespace": "\(namespace)", "leader": "\(leader)", "position": "\(position)",
+                                "step_down": "\(stepDown)"])
+        case .diverged(let namespace, let position):
+            logger.error("cluster.diverged: a second stream leader contradicts this replica's entries",
+                         metadata: ["namespace": "\(namespace)", "position": "\(position)"])
+        case .stalled(let namespace, let seconds, let delivered, let knownHead, let halted, let attempts):
+            logger.warning("cluster.follow_stalled: no entry reached this replica while the log holds more", metadata: [
+                "namespace": "\(namespace)", "seconds": "\(seconds)", "delivered": "\(delivered)",
+                "known_head": "\(knownHead)", "halted": "\(halted)", "consumers": "\(attempts)"])
+        case .resumed(let namespace, let position):
+            logger.notice("cluster.follow_resumed: entries of the log reach this replica again",
+                          metadata: ["namespace": "\(namespace)", "position": "\(position)"])
+        }
     }
 }

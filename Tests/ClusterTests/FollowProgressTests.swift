@@ -87,4 +87,19 @@ struct FollowProgressTests {
         progress.answered(timedOut: false, limits: limits)
         #expect(waits == [500, 1000, 2000, 2000] && progress.consumerWaitMillis == 250)
     }
+
+    @Test("a stall is reported once the stream holds more and nothing passed for the bound, then once per bound")
+    func stallReports() {
+        var progress = FollowProgress()
+        progress.delivered = 5
+        progress.lastDelivery = 100
+        let caughtUp = progress.stallToReport(at: 200, after: 10)
+        progress.knownHead = 9
+        let early = progress.stallToReport(at: 109, after: 10)
+        let first = progress.stallToReport(at: 110, after: 10)
+        let again = progress.stallToReport(at: 115, after: 10)
+        let next = progress.stallToReport(at: 120, after: 10)
+        #expect(!caughtUp && !early && first && !again && next)
+        #expect(progress.stallReportedAt == 120)
+    }
 }

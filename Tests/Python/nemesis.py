@@ -412,6 +412,7 @@ async def final_reads(cluster: ChaosCluster, recorder: Recorder) -> None:
     """Every key read through every node once the faults are healed and the clients stopped (linearizable REST
     reads: they account for every acknowledged write)."""
     for node in cluster.nodes:
+        failed = False
         for key in KEYS + (COUNTER_KEY,):
             process, invoked = f"final@{node.name[-8:]}", recorder.now()
             try:
@@ -419,8 +420,11 @@ async def final_reads(cluster: ChaosCluster, recorder: Recorder) -> None:
             except SessionLost as lost:
                 cluster.problems.append(f"final read after healing: {lost}")
                 recorder.record(Operation(process, key, READ, invoked, None))
+                failed = True
                 continue
             recorder.record(Operation(process, key, READ, invoked, recorder.now(), value=value))
+        if failed:
+            cluster.problems.append(f"{node.name}'s log ends: {node.log_tail(1500)}")
     await fill_stamps(cluster, recorder)
 
 

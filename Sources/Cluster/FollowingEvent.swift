@@ -1,0 +1,12 @@
+/// What a namespace's log tells the operator about its following (the executable logs each one).
+public enum FollowingEvent: Sendable, Equatable {
+    /// The stream's leader holds another entry than the replica applied at `position`: it is asked to step down
+    /// (`stepDown` is nats.c's answer to that request), and following waits for another leader.
+    case leaderContradicts(namespace: String, leader: String, position: UInt64, stepDown: String)
+    /// A second, different leader contradicted the replica too: the replica rebuilds from the log.
+    case diverged(namespace: String, position: UInt64)
+    /// Nothing passed for `seconds` while the stream holds more than the replica applied. Repeated while it lasts.
+    case stalled(namespace: String, seconds: Int, delivered: UInt64, knownHead: UInt64, halted: Bool, attempts: Int)
+    /// Following passes entries again after a stall was reported.
+    case resumed(namespace: String, position: UInt64)
+}
