@@ -58,6 +58,22 @@ extension JetStreamLog {
         divergence.withLock { $0 = diverged }
     }
 
+    /// The replica's rebuild from the stream leader's copy was outvoted: that copy went wrong (docs/reliability.md).
+    /// The gate passes nothing from that leader from now on while it leads (``LeaderGate/distrustLeader(at:)``),
+    /// and it is asked to step down.
+    public func distrustSource() {
+        gate.distrustLeader(at: Self.now())
+        DispatchQueue.global().async { [weak self] in
+            guard let self, let context = openContext() else { return }
+            var leader = [CChar](repeating: 0, count: 256)
+            guard canopy_js_stream_leader(context, stream, &leader, Int32(leader.count)) == NATS_OK else { return }
+            gate.distrusted(Self.text(leader))
+            let stepDown = canopy_js_stream_stepdown(cluster.connection, stream)
+            cluster.report(.sourceDistrusted(namespace: namespace, leader: Self.text(leader),
+                                             stepDown: NATSCluster.text(stepDown)))
+        }
+    }
+
     /// Makes a consumer from the last position delivered, next to those live (on the caller's thread: it waits for
     /// JetStream's answer). One that cannot be made is tried again (``scheduleAttempt(after:replacing:startedAt:)``):
     /// at once when the wait ran out, after ``refollowDelaySeconds`` after an error.

@@ -57,9 +57,14 @@ final class LeaderGate: Sendable {
         case diverged(at: UInt64)
     }
 
+    /// How long a leader distrusted (``distrustLeader(at:)``) passes nothing while it still leads.
+    static let distrustSeconds = 30.0
+
     private struct State {
         /// The consumer last found on the leader, and when that was asked.
         var trusted: (consumer: String, since: Double)?
+        /// Since when the leader is distrusted, and its name once known (`nil` while it is being asked).
+        var distrusted: (since: Double, leader: String?)?
         /// The last position let through, and the id of its message.
         var last: (position: UInt64, id: String)?
         /// The leaders found contradicting the entries let through, since the last one that agreed.
@@ -82,6 +87,38 @@ final class LeaderGate: Sendable {
         }
     }
 
+    /// The replica found the entries it rebuilt from outvoted: from `now`, nothing passes from the stream's leader
+    /// of the moment (named with ``distrusted(_:)``, once asked) until another leads, or for ``distrustSeconds``.
+    func distrustLeader(at now: Double) {
+        state.withLock { state in
+            state.trusted = nil
+            state.distrusted = (now, nil)
+        }
+    }
+
+    /// The leader distrusted since the last ``distrustLeader(at:)`` is `leader`.
+    func distrusted(_ leader: String) {
+        state.withLock { state in
+            if state.distrusted?.leader == nil { state.distrusted?.leader = leader }
+        }
+    }
+
+    /// Whether `leader` may not be followed at `now`: it is the one distrusted, or that one is not named yet. A
+    /// distrust ends once another leads, or after ``distrustSeconds``.
+    private func isDistrusted(_ leader: String, at now: Double) -> Bool {
+        state.withLock { state in
+            guard let distrusted = state.distrusted else { return false }
+            guard now - distrusted.since < Self.distrustSeconds else {
+                state.distrusted = nil
+                return false
+            }
+            guard let named = distrusted.leader else { return true }
+            if named == leader { return true }
+            state.distrusted = nil
+            return false
+        }
+    }
+
     /// Whether `consumer`'s delivery of message `id` at `position` may reach the replica (may ask the servers).
     func admit(position: UInt64, id: String, consumer: String, asking questions: Questions) -> Verdict {
         let now = questions.now()
@@ -90,7 +127,9 @@ final class LeaderGate: Sendable {
             return pass(position, id)
         }
         let after = last?.position ?? position - 1
-        guard let leader = questions.streamLeader(), !leader.isEmpty, let host = questions.consumerHost(consumer) else {
+        guard let leader = questions.streamLeader(), !leader.isEmpty, !isDistrusted(leader, at: now),
+            let host = questions.consumerHost(consumer)
+        else {
             return .followAgain(after: after)
         }
         guard host == leader else { return .placedOffLeader(after: after) }

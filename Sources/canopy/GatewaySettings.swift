@@ -123,6 +123,11 @@ enum GatewaySettings {
                 it was asked to step down
                 """, metadata: ["namespace": "\(namespace)", "leader": "\(leader)", "position": "\(position)",
                                 "step_down": "\(stepDown)"])
+        case .sourceDistrusted(let namespace, let leader, let stepDown):
+            logger.error("""
+                cluster.source_distrusted: the replica rebuilt from the stream leader's copy and was outvoted \
+                again; that leader was asked to step down
+                """, metadata: ["namespace": "\(namespace)", "leader": "\(leader)", "step_down": "\(stepDown)"])
         case .diverged(let namespace, let position):
             logger.error("cluster.diverged: a second stream leader contradicts this replica's entries",
                          metadata: ["namespace": "\(namespace)", "position": "\(position)"])

@@ -74,6 +74,32 @@ struct ReplicaRebuildTests {
         #expect(await nodes[1].store.tree == expected)
     }
 
+    @Test("a replica that starts late on a copy of the log that went wrong is outvoted by the checkpoints recorded in the log, distrusts that copy and rebuilds from another")
+    func lateReplicaOnAWrongCopy() async throws {
+        let log = MemoryLog()
+        let divergences = Locked<[String]>([])
+        let live = try StoreReplicationTests.replicas(2, on: log, checkpointInterval: 4, divergences: divergences)
+        for step in 1...9 { await live[0].store.applyOrFail(try Fixture.set("/a", "\(step)")) }
+        for node in live { #expect(await StoreReplicationTests.waitForSequence(node.store, 9)) }
+        // Both serving replicas recorded their checkpoints at positions 4 and 8 in the log.
+        #expect(await Self.eventually { log.count >= 13 }, "the log holds \(log.count) entries")
+        log.serveWrongCopy(to: "n2", at: 2, try Self.forged("/z", #""wrong copy""#))
+
+        let late = try StoreReplicationTests.replicas(1, on: log, checkpointInterval: 4, divergences: divergences,
+                                                      from: 2)[0]
+        let expected = await live[0].store.tree
+        #expect(await Self.eventually { await late.store.tree == expected },
+                "n2 kept the wrong copy's tree; divergences: \(divergences.value)")
+        #expect(log.distrusted == ["n2"], "distrusted by: \(log.distrusted)")
+        // The serving replicas hear the late one's hashes too, and report them, but do not rebuild.
+        #expect(divergences.value.allSatisfy { $0.hasPrefix("n2≠") || $0.contains("≠n2@") },
+                "reported: \(divergences.value)")
+        #expect(await live[1].store.tree == expected)
+        // It serves and proposes like the others.
+        await late.store.applyOrFail(try Fixture.set("/b", "10"))
+        for node in live + [late] { #expect(await StoreReplicationTests.waitForSequence(node.store, 10)) }
+    }
+
     @Test("a checkpoint book counts who agrees at a position: one against two is outvoted, one against one is not")
     func outvoting() {
         var book = CheckpointBook()

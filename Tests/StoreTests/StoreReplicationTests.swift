@@ -22,6 +22,10 @@ final class MemoryLog: @unchecked Sendable {
     private var headQuestionsAsked = 0
     /// Each node's divergence handler (``ReplicatedLog/watchDivergence(_:)``).
     private var divergenceHandlers: [String: @Sendable () -> Void] = [:]
+    /// Entries a node's followings are served in place of the log's, by position, until it distrusts its source
+    /// (``serveWrongCopy(to:at:_:)``); the nodes that did, in order.
+    private var wrongCopies: [String: [UInt64: [UInt8]]] = [:]
+    private var distrusting: [String] = []
     /// The two newest snapshots, oldest first.
     private var snapshots: [StoredSnapshot] = []
     /// Each node's reachability handler (``ReplicatedLog/watchReachability(_:)``), and the nodes cut off now.
@@ -90,8 +94,9 @@ final class MemoryLog: @unchecked Sendable {
     fileprivate func follow(_ node: String, after: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
         mutex.withLock { _ in
             let queue = DispatchQueue(label: "memory-log.follower")
+            let wrong = wrongCopies[node] ?? [:]
             for (index, payload) in entries.enumerated() where UInt64(index) >= after {
-                guard let payload else { continue }
+                guard let payload = wrong[UInt64(index + 1)] ?? payload else { continue }
                 queue.async { deliver(UInt64(index + 1), payload) }
             }
             followers[node] = (queue, deliver)
@@ -106,6 +111,22 @@ final class MemoryLog: @unchecked Sendable {
             let position = UInt64(entries.count + 1)
             let deliver = follower.deliver
             follower.queue.async { deliver(position, payload) }
+        }
+    }
+
+    /// From now on, `node`'s followings are served `payload` at `position` in place of the log's entry there, as a
+    /// NATS server whose copy went wrong serves every consumer it holds, until the node distrusts its source.
+    func serveWrongCopy(to node: String, at position: UInt64, _ payload: [UInt8]) {
+        mutex.withLock { _ in wrongCopies[node, default: [:]][position] = payload }
+    }
+
+    /// The nodes that distrusted the copy they were served (``ReplicatedLog/distrustSource()``), in order.
+    var distrusted: [String] { mutex.withLock { _ in distrusting } }
+
+    fileprivate func distrust(_ node: String) {
+        mutex.withLock { _ in
+            distrusting.append(node)
+            wrongCopies[node] = nil
         }
     }
 
@@ -223,6 +244,8 @@ final class MemoryLog: @unchecked Sendable {
 
         func watchDivergence(_ diverged: @escaping @Sendable () -> Void) { log.watchDivergence(node, diverged) }
 
+        func distrustSource() { log.distrust(node) }
+
         func watchReachability(_ changed: @escaping @Sendable (Bool) -> Void) { log.watchReachability(node, changed) }
 
         func close() {}
@@ -233,9 +256,10 @@ final class MemoryLog: @unchecked Sendable {
 struct StoreReplicationTests {
     /// `count` stores on one log, each recording the change records it reports.
     static func replicas(_ count: Int, on log: MemoryLog, checkpointInterval: UInt64 = 1_000,
-                         divergences: Locked<[String]>? = nil) throws -> [(store: Store, records: Locked<[String]>)]
+                         divergences: Locked<[String]>? = nil, from first: Int = 0) throws
+        -> [(store: Store, records: Locked<[String]>)]
     {
-        try (0..<count).map { index in
+        try (first..<first + count).map { index in
             let records = Locked<[String]>([])
             // Clocks a few seconds apart, as on real machines: the log's time never goes back anyway.
             let skew = Double(index * 1000)

@@ -78,9 +78,12 @@ extension ReplicaDriver {
         var answers: [() -> Void] = []
         let proposal = try? ProposalCodec.decode(payload)
         let barrier = proposal == nil ? LogBarrier.node(of: payload) : nil
+        let recorded = proposal == nil && barrier == nil ? LogCheckpoint.checkpoint(of: payload) : nil
         let wasDeclaredDown = replica.nodeOrder.isForgotten(proposer)
         if let proposal {
             for ready in replica.nodeOrder.admit(proposal) { answers += apply(ready) }
+        } else if let recorded {
+            compare(theirs: recorded)
         } else if barrier == nil {
             replica.undecodable += 1
         }
@@ -97,7 +100,7 @@ extension ReplicaDriver {
         advanced(to: position)
         if position % checkpointInterval == 0 { takeCheckpoint(at: position) }
         if log.snapshotInterval > 0, position % log.snapshotInterval == 0,
-            proposal.map({ $0.node == proposer }) ?? (barrier == log.node)
+            proposal.map({ $0.node == proposer }) ?? ((barrier ?? recorded?.node) == log.node)
         {
             storeSnapshot(at: position)
         }
@@ -209,14 +212,22 @@ extension ReplicaDriver {
     // MARK: - Divergence
 
     /// Hashes the tree as it is after `position` (off the sequencer: the tree is a value), announces it, and
-    /// compares it with what the others announced for that position.
+    /// compares it with what the others announced for that position. A replica that applied `position` while
+    /// serving also records its hash in the log (``LogCheckpoint``), for replicas that replay it later; one
+    /// catching up or rebuilding does not: it may be replaying a copy that went wrong.
     private func takeCheckpoint(at position: UInt64) {
         let root = sequencer.state.root
         let node = log.node
+        let recordsInLog = replica.catchUp == nil && replica.rebuilding == nil
+        let tree = replica.treeResets
+        // Unique per tree: a replica that rebuilt records its new hash at a position it recorded before.
+        let id = "\(node)-c\(position).\(tree)"
         DispatchQueue.global().async { [self] in
             let mine = Checkpoint(node: node, position: position, hash: Store.hash(of: root))
             log.announce(mine)
+            if recordsInLog { log.append(LogCheckpoint.payload(mine), id: id, failed: { _ in }) }
             sequencer.queue.async { [self] in
+                guard replica.treeResets == tree else { return }  // hashed from a tree dropped since
                 for theirs in replica.checkpoints.recordMine(mine) where theirs.hash != mine.hash {
                     divergence?(mine, theirs)
                 }
@@ -235,9 +246,13 @@ extension ReplicaDriver {
     }
 
     /// Rebuilds when more replicas agree on another tree at `position` than on this one's (with two replicas,
-    /// neither can tell which is wrong: both only report).
+    /// neither can tell which is wrong: both only report). Outvoted again at a position its last rebuild replayed,
+    /// the replica rebuilt from a copy of the log that is itself wrong: the log is told to stop serving from it
+    /// (``ReplicatedLog/distrustSource()``) before the next rebuild.
     private func rebuildIfOutvoted(at position: UInt64) {
         guard replica.checkpoints.isOutvoted(at: position) else { return }
+        if let replayed = replica.lastOutvotedRebuild, position <= replayed { log.distrustSource() }
+        replica.lastOutvotedRebuild = max(position, replica.lastOutvotedRebuild ?? 0)
         rebuild("at log position \(position), more replicas agree on another tree than on this one's")
     }
 

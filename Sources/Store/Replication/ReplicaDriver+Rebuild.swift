@@ -20,6 +20,8 @@ extension ReplicaDriver {
             askRebuildTarget()
         }
         sequencer.state = LogState(compiler: sequencer.compiler)
+        replica.checkpoints.forgetMine()
+        replica.treeResets += 1
         replica.appliedPosition = 0
         replica.nodeOrder = NodeOrder()
         replica.undecodable = 0

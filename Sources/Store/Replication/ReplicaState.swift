@@ -55,6 +55,11 @@ struct ReplicaState {
     /// The rebuild under way, if any, and how many were started (ReplicaDriver+Rebuild.swift).
     var rebuilding: Rebuild?
     var rebuilds = 0
+    /// The highest position at which other replicas' checkpoints outvoted this one's and made it rebuild.
+    var lastOutvotedRebuild: UInt64?
+    /// Counts the times the replica dropped its tree to rebuild it, loading or not: a checkpoint hashed from a
+    /// tree dropped since is stale.
+    var treeResets: UInt64 = 0
 
     var hasOutstandingProposals: Bool { !waiting.isEmpty }
 
@@ -93,6 +98,11 @@ struct CheckpointBook {
         return (theirs[checkpoint.position] ?? [:]).sorted { $0.key < $1.key }.map { node, hash in
             Checkpoint(node: node, position: checkpoint.position, hash: hash)
         }
+    }
+
+    /// Forgets this replica's checkpoints (its tree is being rebuilt: they describe the tree it drops).
+    mutating func forgetMine() {
+        mine.removeAll()
     }
 
     /// Records another replica's checkpoint; returns this replica's for the same position when it has one.

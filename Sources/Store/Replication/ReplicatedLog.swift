@@ -56,6 +56,10 @@ public protocol ReplicatedLog: AnyObject, Sendable {
     /// from the log and follows it again.
     func watchDivergence(_ diverged: @escaping @Sendable () -> Void)
 
+    /// The entries this replica rebuilt from were outvoted again by the other replicas' checkpoints: the copy of
+    /// the log it reads is wrong. A log whose copies can differ stops serving this replica from that copy.
+    func distrustSource()
+
     /// Calls `changed` with `false` when this node loses its way to the log (it can neither append nor follow,
     /// and may be behind the others) and with `true` when it has it again.
     func watchReachability(_ changed: @escaping @Sendable (_ reachable: Bool) -> Void)
@@ -67,6 +71,9 @@ public protocol ReplicatedLog: AnyObject, Sendable {
 extension ReplicatedLog {
     /// A log whose deliveries cannot differ from what it holds never reports a divergence.
     public func watchDivergence(_ diverged: @escaping @Sendable () -> Void) {}
+
+    /// A log with one copy has no other to serve from.
+    public func distrustSource() {}
 
     /// A log that is always reachable never reports otherwise.
     public func watchReachability(_ changed: @escaping @Sendable (_ reachable: Bool) -> Void) {}
