@@ -32,7 +32,8 @@ struct FollowProgress {
     private(set) var lastAttemptStarted = 0.0
     /// How long the next consumer's making may wait for JetStream's answer (``JetStreamLog/consumerAnswerMillis``).
     var consumerWaitMillis = JetStreamLog.consumerAnswerMillis.lowerBound
-    /// Following is halted (a leader contradicted the replica, or it diverged): nothing passes until it follows anew.
+    /// Following is halted (not asked for yet, a leader contradicted the replica, or it diverged): nothing passes
+    /// until it follows anew.
     var isHalted = false
     /// Counts halts (a follow-up scheduled for one halt does nothing after another).
     var halts: UInt64 = 0
@@ -42,10 +43,18 @@ struct FollowProgress {
     /// The number of live attempts.
     var liveAttempts: Int { attempts.count }
 
-    /// Whether to report a stall at `now`: the stream is known to hold more than was delivered, nothing passed for
-    /// `bound` seconds, and no stall was reported within as long.
+    /// A log's progress before the replica asks it to follow: halted, so that nothing starts a consumer early.
+    static var beforeFollowing: FollowProgress {
+        var progress = FollowProgress()
+        progress.isHalted = true
+        return progress
+    }
+
+    /// Whether to report a stall at `now`: following began, the stream is known to hold more than was delivered,
+    /// nothing passed for `bound` seconds, and no stall was reported within as long.
     mutating func stallToReport(at now: Double, after bound: Double) -> Bool {
-        guard knownHead > delivered, now - lastDelivery >= bound, now - (stallReportedAt ?? -bound) >= bound
+        guard lastAttempt > 0, knownHead > delivered, now - lastDelivery >= bound,
+            now - (stallReportedAt ?? -bound) >= bound
         else { return false }
         stallReportedAt = now
         return true

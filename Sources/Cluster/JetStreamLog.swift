@@ -45,7 +45,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     let deliver = Mutex<(@Sendable (UInt64, [UInt8]) -> Void)?>(nil)
     /// Whom to tell when the entries delivered turn out not to be the stream leader's (JetStreamLog+Following.swift).
     let divergence = Mutex<(@Sendable () -> Void)?>(nil)
-    let following = Mutex(FollowProgress())
+    let following = Mutex(FollowProgress.beforeFollowing)
     /// Held while a delivery that passed the gate is handed on, whichever consumer delivered it
     /// (JetStreamLog+Following.swift).
     let admission = Mutex(())

@@ -90,7 +90,13 @@ struct FollowProgressTests {
 
     @Test("a stall is reported once the stream holds more and nothing passed for the bound, then once per bound")
     func stallReports() {
-        var progress = FollowProgress()
+        var progress = FollowProgress.beforeFollowing
+        progress.knownHead = 9
+        let notFollowing = progress.stallToReport(at: 200, after: 10)
+        #expect(progress.start(at: 1, keepingAtMost: 4) == nil, "nothing starts before following is asked for")
+        progress.isHalted = false
+        _ = progress.start(at: 1, keepingAtMost: 4)
+        progress.knownHead = 0
         progress.delivered = 5
         progress.lastDelivery = 100
         let caughtUp = progress.stallToReport(at: 200, after: 10)
@@ -99,7 +105,7 @@ struct FollowProgressTests {
         let first = progress.stallToReport(at: 110, after: 10)
         let again = progress.stallToReport(at: 115, after: 10)
         let next = progress.stallToReport(at: 120, after: 10)
-        #expect(!caughtUp && !early && first && !again && next)
+        #expect(!notFollowing && !caughtUp && !early && first && !again && next)
         #expect(progress.stallReportedAt == 120)
     }
 }
