@@ -42,13 +42,18 @@ extension JetStreamLog {
     static let stallReportSeconds = 10.0
 
     public func follow(after position: UInt64, deliver: @escaping @Sendable (UInt64, [UInt8]) -> Void) {
-        self.deliver.withLock { $0 = deliver }
-        gate.restart(after: position)
-        let ended = following.withLock { progress in
-            progress.delivered = position
-            progress.lastDelivery = Self.now()
-            progress.isHalted = false
-            return progress.endAll()
+        // Under `admission`, which a delivery that passed holds until handed on: one passed by an earlier following
+        // reaches the earlier `deliver`, or finds its attempt ended. Before, one could reach the new `deliver` with
+        // a position past the new start, and the replica took it for entries removed below a snapshot.
+        let ended = admission.withLock { _ in
+            self.deliver.withLock { $0 = deliver }
+            gate.restart(after: position)
+            return following.withLock { progress in
+                progress.delivered = position
+                progress.lastDelivery = Self.now()
+                progress.isHalted = false
+                return progress.endAll()
+            }
         }
         for subscription in ended { retire(subscription) }
         startAttempt()

@@ -114,6 +114,18 @@ final class MemoryLog: @unchecked Sendable {
         }
     }
 
+    /// Delivers the entry at `position` to `node`'s replica now, out of its turn: what a delivery of an earlier
+    /// following that strays into a new one looks like to the replica (a gap, with nothing removed).
+    func deliverOutOfTurn(_ position: UInt64, to node: String) {
+        mutex.withLock { _ in
+            guard let follower = followers[node], position >= 1, position <= UInt64(entries.count),
+                let payload = entries[Int(position - 1)]
+            else { return }
+            let deliver = follower.deliver
+            follower.queue.async { deliver(position, payload) }
+        }
+    }
+
     /// From now on, `node`'s followings are served `payload` at `position` in place of the log's entry there, as a
     /// NATS server whose copy went wrong serves every consumer it holds, until the node distrusts its source.
     func serveWrongCopy(to node: String, at position: UInt64, _ payload: [UInt8]) {

@@ -7,8 +7,10 @@ import Synchronization
 extension ReplicaDriver {
     /// Restores the log's newest snapshot when it is ahead of this replica, then follows the log after the
     /// replica's position. `missing` is the position a gap in the log skipped (the log removed it below a
-    /// snapshot); a snapshot that does not cover it is asked for again a second later. On the sequencer.
-    func restoreLatestSnapshot(missing: UInt64? = nil) {
+    /// snapshot); a snapshot that does not cover it is asked for again a second later, once: if it still does
+    /// not, the replica follows again from its position, and a gap the log still shows brings it back here. A
+    /// gap is not always a removal (a delivery can stray), and no snapshot may ever cover it. On the sequencer.
+    func restoreLatestSnapshot(missing: UInt64? = nil, askedAgain: Bool = false) {
         replica.following += 1
         let following = replica.following
         log.latestSnapshot { [self] result in
@@ -24,7 +26,9 @@ extension ReplicaDriver {
                             return failLoading(error, catchUp.loaded)
                         }
                     }
-                    if let missing, replica.appliedPosition < missing { return retryRestoring(missing: missing) }
+                    if let missing, replica.appliedPosition < missing, !askedAgain {
+                        return retryRestoring(missing: missing)
+                    }
                     follow()
                     advanced(to: replica.appliedPosition)
                 case .failure:
@@ -38,7 +42,7 @@ extension ReplicaDriver {
     private func retryRestoring(missing: UInt64?) {
         sequencer.queue.asyncAfter(deadline: .now() + 1) { [self] in
             guard !sequencer.isClosed.load(ordering: .relaxed) else { return }
-            restoreLatestSnapshot(missing: missing)
+            restoreLatestSnapshot(missing: missing, askedAgain: missing != nil)
         }
     }
 
