@@ -69,13 +69,10 @@ extension JetStreamLog {
     public func distrustSource() {
         gate.distrustLeader(at: Self.now())
         DispatchQueue.global().async { [weak self] in
-            guard let self, let context = openContext() else { return }
-            var leader = [CChar](repeating: 0, count: 256)
-            guard canopy_js_stream_leader(context, stream, &leader, Int32(leader.count)) == NATS_OK else { return }
-            gate.distrusted(Self.text(leader))
+            guard let self, let leader = gateQuestions().streamLeader() else { return }
+            gate.distrusted(leader)
             let stepDown = canopy_js_stream_stepdown(cluster.connection, stream)
-            cluster.report(.sourceDistrusted(namespace: namespace, leader: Self.text(leader),
-                                             stepDown: NATSCluster.text(stepDown)))
+            cluster.report(.sourceDistrusted(namespace: namespace, leader: leader, stepDown: NATSCluster.text(stepDown)))
         }
     }
 
