@@ -61,7 +61,7 @@ async def test_nats_servers_killed_and_paused(tmp_path):
 
 
 @needs_partitions
-@pytest.mark.timeout(150)
+@pytest.mark.timeout(210)
 async def test_every_fault_kind(tmp_path):
     kinds = [kind for kind in FAULTS if kind not in CLOCK_JUMPS or clock_jumps.unavailable_reason() is None]
     result = await run_chaos(canopy_binary(), tmp_path, 40, seed=20280, kinds=kinds, timing=SHORT_FAULTS)
@@ -69,7 +69,7 @@ async def test_every_fault_kind(tmp_path):
 
 
 @needs_partitions
-@pytest.mark.timeout(150)
+@pytest.mark.timeout(210)
 async def test_network_partitions(tmp_path):
     """A NATS server (the stream's leader, or another) cut off from the two others, and a Canopy node cut off from
     every NATS server."""
