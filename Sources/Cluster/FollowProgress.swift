@@ -39,6 +39,8 @@ struct FollowProgress {
     var halts: UInt64 = 0
     /// When a stall was last reported, until a delivery passes again.
     var stallReportedAt: Double?
+    /// Entries are being read from the stream's leader by position (JetStreamLog+Reading.swift).
+    private(set) var isReading = false
 
     /// The number of live attempts.
     var liveAttempts: Int { attempts.count }
@@ -102,6 +104,30 @@ struct FollowProgress {
             primary = nil
         }
         return attempts.values.compactMap(\.subscription)
+    }
+
+    /// Whether to start reading from the stream's leader at `now`: following is on, no read runs, the stream is
+    /// known to hold more than was delivered, and nothing passed for `bound` seconds. Marks a read running.
+    mutating func startReading(at now: Double, after bound: Double) -> Bool {
+        guard !isHalted, !isReading, knownHead > delivered, now - lastDelivery >= bound else { return false }
+        isReading = true
+        return true
+    }
+
+    /// The read started by ``startReading(at:after:)`` ended.
+    mutating func endReading() {
+        isReading = false
+    }
+
+    /// An entry read from the leader at `position` is delivered at `now`, if it is the next one: a read never
+    /// skips a position (a gap here would read as entries removed below a snapshot), and following may have
+    /// started anew elsewhere meanwhile.
+    mutating func read(_ position: UInt64, at now: Double) -> Bool {
+        guard !isHalted, position == delivered + 1 else { return false }
+        delivered = position
+        lastDelivery = now
+        stallReportedAt = nil
+        return true
     }
 
     /// A delivery at `position`, the `consumerSequence`th of `attempt`'s consumer.

@@ -12,4 +12,7 @@ public enum FollowingEvent: Sendable, Equatable {
     case stalled(namespace: String, seconds: Int, delivered: UInt64, knownHead: UInt64, halted: Bool, attempts: Int)
     /// Following passes entries again after a stall was reported.
     case resumed(namespace: String, position: UInt64)
+    /// Following passed nothing while the stream held more, and the entries `first` through `last` were read from
+    /// the stream's leader by position instead (JetStreamLog+Reading.swift).
+    case readFromLeader(namespace: String, first: UInt64, last: UInt64)
 }

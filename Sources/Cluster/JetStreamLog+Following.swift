@@ -217,6 +217,15 @@ extension JetStreamLog {
         case .placedOffLeader:
             end(attempt)
             DispatchQueue.global().async { [weak self] in self?.startAttempt() }
+        case .leaderContradicts, .diverged:
+            leaderDisagrees(verdict)
+        }
+    }
+
+    /// Acts on a verdict that the stream's leader disagrees with what the replica applied (whether a consumer's
+    /// delivery or a read found it).
+    func leaderDisagrees(_ verdict: LeaderGate.Verdict) {
+        switch verdict {
         case .leaderContradicts(let leader, let after):
             // Its copy went wrong while it followed (docs/reliability.md): let another server lead, then check again.
             guard let halted = halt(), let deliver = deliver.withLock({ $0 }) else { return }
@@ -240,6 +249,8 @@ extension JetStreamLog {
                 let after = following.withLock { $0.delivered }
                 DispatchQueue.global().async { [self] in follow(after: after, deliver: deliver) }
             }
+        case .pass, .followAgain, .placedOffLeader:
+            break
         }
     }
 
@@ -258,7 +269,7 @@ extension JetStreamLog {
     }
 
     /// The gate's questions, asked of the servers (nats.c waits up to the context's 3 s for each answer).
-    private func gateQuestions() -> LeaderGate.Questions {
+    func gateQuestions() -> LeaderGate.Questions {
         let stream = stream
         return LeaderGate.Questions(
             consumerHost: { [weak self] consumer in

@@ -19,6 +19,8 @@ import Glibc
 ///   delivers on its own thread, one message at a time. The log makes a new consumer whenever the current one
 ///   fails (JetStreamLog+Following.swift), and also when it knows the stream holds more (a publish acknowledged at
 ///   a later position, another node's checkpoint, a reader's question) and nothing came for ``followStallSeconds``.
+///   Meanwhile it reads the missing entries from the stream's leader by position (JetStreamLog+Reading.swift), so
+///   that following does not depend on JetStream placing a consumer on the leader.
 public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     /// An unacknowledged append is published again after this long.
     static let retryAfterSeconds = 2.0
@@ -53,6 +55,8 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     let snapshotQueue = DispatchQueue(label: "canopy.log.snapshots")
     /// Where the subscriptions of ended followings are unsubscribed and destroyed (JetStreamLog+Following.swift).
     let retiredSubscriptions = DispatchQueue(label: "canopy.log.retired-subscriptions")
+    /// Where entries are read from the stream's leader by position while following stalls (JetStreamLog+Reading.swift).
+    let leaderReads = DispatchQueue(label: "canopy.log.leader-reads")
     /// Barriers appended so far (``lastPosition(completion:)``).
     private let barriers = Atomic<UInt64>(0)
     let gate = LeaderGate()
@@ -238,6 +242,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         source.setEventHandler { [weak self] in
             self?.retryOverdue()
             self?.followAgainIfStalled()
+            self?.readFromLeaderIfStalled()
         }
         source.resume()
         handles.withLock { $0.timer = source }

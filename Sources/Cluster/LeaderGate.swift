@@ -14,6 +14,9 @@ import Synchronization
 /// applied leaders' copies. So the first leader found contradicting the replica is asked to step down, and the
 /// replica waits; only when a second, different leader contradicts it too is the replica the one that is wrong, and
 /// it rebuilds from the log.
+///
+/// Entries read from the stream by position (``admitRead(position:id:asking:)``: only the leader answers such a
+/// read) pass the same checks, less the consumer's host.
 final class LeaderGate: Sendable {
     /// How long the knowledge that a consumer lives on the leader is trusted.
     static let freshSeconds = 1.0
@@ -63,6 +66,8 @@ final class LeaderGate: Sendable {
     private struct State {
         /// The consumer last found on the leader, and when that was asked.
         var trusted: (consumer: String, since: Double)?
+        /// When reads by position last found a leader that agrees with the entries let through.
+        var readsTrustedSince: Double?
         /// Since when the leader is distrusted, and its name once known (`nil` while it is being asked).
         var distrusted: (since: Double, leader: String?)?
         /// The last position let through, and the id of its message.
@@ -80,6 +85,7 @@ final class LeaderGate: Sendable {
     func restart(after position: UInt64) {
         state.withLock { state in
             state.trusted = nil
+            state.readsTrustedSince = nil
             if state.last?.position != position {
                 state.last = nil
                 state.contradicting = []
@@ -92,6 +98,7 @@ final class LeaderGate: Sendable {
     func distrustLeader(at now: Double) {
         state.withLock { state in
             state.trusted = nil
+            state.readsTrustedSince = nil
             state.distrusted = (now, nil)
         }
     }
@@ -133,19 +140,49 @@ final class LeaderGate: Sendable {
             return .followAgain(after: after)
         }
         guard host == leader else { return .placedOffLeader(after: after) }
-        if let last {
-            switch questions.message(last.position) {
-            case nil: return .followAgain(after: after)
-            case .id(let held) where held != last.id: return contradicted(by: leader, at: last.position)
-            case .beyondEnd: return contradicted(by: leader, at: last.position)
-            case .id, .removed: break
-            }
+        if let disagreement = disagreement(of: leader, with: last, after: after, asking: questions) {
+            return disagreement
         }
         state.withLock { state in
             state.trusted = (consumer, now)
             state.contradicting = []
         }
         return pass(position, id)
+    }
+
+    /// Whether the entry `id` at `position`, which the stream's leader answered to a read by position, may reach
+    /// the replica (may ask the servers). Only the leader answers such a read, but a deposed leader that does not
+    /// know it yet answers too: so the stream must name a leader, not a distrusted one, and that leader must hold
+    /// the last entry let through, as for a consumer; that knowledge is trusted for ``freshSeconds``.
+    func admitRead(position: UInt64, id: String, asking questions: Questions) -> Verdict {
+        let now = questions.now()
+        let (trustedSince, last) = state.withLock { ($0.readsTrustedSince, $0.last) }
+        if let trustedSince, now - trustedSince < Self.freshSeconds { return pass(position, id) }
+        let after = last?.position ?? position - 1
+        guard let leader = questions.streamLeader(), !leader.isEmpty, !isDistrusted(leader, at: now) else {
+            return .followAgain(after: after)
+        }
+        if let disagreement = disagreement(of: leader, with: last, after: after, asking: questions) {
+            return disagreement
+        }
+        state.withLock { state in
+            state.readsTrustedSince = now
+            state.contradicting = []
+        }
+        return pass(position, id)
+    }
+
+    /// What to do when `leader` does not hold `last` (the last entry let through) as it was let through; `nil`
+    /// when it does, or when nothing was let through yet.
+    private func disagreement(of leader: String, with last: (position: UInt64, id: String)?, after: UInt64,
+                              asking questions: Questions) -> Verdict? {
+        guard let last else { return nil }
+        switch questions.message(last.position) {
+        case nil: return .followAgain(after: after)
+        case .id(let held) where held != last.id: return contradicted(by: leader, at: last.position)
+        case .beyondEnd: return contradicted(by: leader, at: last.position)
+        case .id, .removed: return nil
+        }
     }
 
     private func contradicted(by leader: String, at position: UInt64) -> Verdict {

@@ -108,4 +108,27 @@ struct FollowProgressTests {
         #expect(!notFollowing && !caughtUp && !early && first && !again && next)
         #expect(progress.stallReportedAt == 120)
     }
+
+    @Test("reads start while following stalls with more known, one at a time, and deliver only the next position")
+    func reading() {
+        var progress = FollowProgress.beforeFollowing
+        progress.knownHead = 10
+        let beforeFollowing = progress.startReading(at: 100, after: 3)
+        progress.isHalted = false
+        progress.delivered = 4
+        progress.lastDelivery = 98
+        let early = progress.startReading(at: 100, after: 3)
+        let stalled = progress.startReading(at: 101, after: 3)
+        let second = progress.startReading(at: 102, after: 3)
+        #expect(!beforeFollowing && !early && stalled && !second)
+        let skipping = progress.read(6, at: 102)
+        let next = progress.read(5, at: 102)
+        #expect(!skipping && next && progress.delivered == 5 && progress.lastDelivery == 102)
+        progress.endReading()
+        progress.delivered = 10
+        let caughtUp = progress.startReading(at: 200, after: 3)
+        progress.isHalted = true
+        let halted = progress.read(11, at: 200)
+        #expect(!caughtUp && !halted && progress.delivered == 10)
+    }
 }

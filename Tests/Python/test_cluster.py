@@ -20,8 +20,8 @@ import pytest
 
 import firebase_model as model
 import total_order
-from cluster import (CanopyNode, Connections, NatsCluster, Writer, start_canopy_node, stream_leader, stream_of,
-                     stream_state)
+from cluster import (CanopyNode, Connections, NatsCluster, Writer, nats_request, start_canopy_node, stream_leader,
+                     stream_of, stream_state)
 from conftest import canopy_binary
 from firebase_wire import WireClient
 from rest_client import ADMIN, HttpConnection, HttpResponse, Rest, build_request, pipeline, request
@@ -736,3 +736,34 @@ async def test_a_namespace_created_through_one_node_is_reachable_through_every_n
         "the other node's write on the creator")
     # Knowing the cluster's namespaces opens no others.
     assert get(other, ns + "-never").status == 404
+
+
+@pytest.mark.timeout(120)
+async def test_a_node_follows_the_log_when_jetstream_places_no_consumer_for_it(nodes, nats_cluster, ns):
+    """Following needs a consumer on the stream's leader, and JetStream places consumers where it likes (after a
+    partition, NATS 2.9 was seen placing none on the leader for 40 s). Here the namespace's stream allows one
+    consumer and the test holds it, so no node can make any: the nodes must read the log from the leader by
+    position instead, and acknowledge and serve every write."""
+    stream = stream_of(ns)
+    subject = "canopy.log." + ns.encode("utf-8").hex()
+    config = {"name": stream, "subjects": [subject], "storage": "file", "num_replicas": 3, "max_consumers": 1,
+              "duplicate_window": 600_000_000_000, "max_msg_size": 16 << 20}
+    server = nats_cluster.servers[0]
+    created = json.loads(nats_request(server, f"$JS.API.STREAM.CREATE.{stream}", json.dumps(config).encode()))
+    assert "error" not in created, created
+    holder = {"stream_name": stream, "config": {"durable_name": "held", "ack_policy": "explicit"}}
+    held = json.loads(nats_request(server, f"$JS.API.CONSUMER.DURABLE.CREATE.{stream}.held",
+                                   json.dumps(holder).encode()))
+    assert "error" not in held, held
+    writer_node, reader_node = nodes.start("--log-level", "notice"), nodes.start("--log-level", "notice")
+    client = await WireClient.connect(writer_node.port, ns)
+    try:
+        answers = await asyncio.wait_for(asyncio.gather(*(client.put(f"/k/{i}", i) for i in range(20))), 60)
+        assert all(answer.ok for answer in answers), answers
+    finally:
+        await client.close()
+    # A REST read waits until its node applied everything the log held when the read arrived.
+    read = await asyncio.to_thread(rest_tree, reader_node, ns)
+    assert model.nodes_equal(model.normalize(read), {"k": model.normalize(list(range(20)))}), read
+    for node in (writer_node, reader_node):
+        assert "cluster.read_from_leader" in node.log_path.read_text(), node.log_tail()
