@@ -25,12 +25,12 @@ extension JetStreamLog {
     /// the gate stops it.
     private func readFromLeader() {
         defer { following.withLock { $0.endReading() } }
-        guard let context = openContext() else { return }
         let questions = gateQuestions()
         var first: UInt64?
         var last: UInt64 = 0
+        // The context is asked for each time: a log that closes lets go of it, and waits for this read to end.
         while let position = following.withLock({ $0.isHalted ? nil : $0.delivered + 1 }),
-            let entry = readEntry(at: position, context: context)
+            let context = openContext(), let entry = readEntry(at: position, context: context)
         {
             let verdict = gate.admitRead(position: position, id: entry.id, asking: questions)
             guard verdict == .pass else {

@@ -56,7 +56,13 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     /// Where the subscriptions of ended followings are unsubscribed and destroyed (JetStreamLog+Following.swift).
     let retiredSubscriptions = DispatchQueue(label: "canopy.log.retired-subscriptions")
     /// Where entries are read from the stream's leader by position while following stalls (JetStreamLog+Reading.swift).
-    let leaderReads = DispatchQueue(label: "canopy.log.leader-reads")
+    let leaderReads: DispatchQueue = {
+        let queue = DispatchQueue(label: "canopy.log.leader-reads")
+        queue.setSpecific(key: JetStreamLog.leaderReadsKey, value: ())
+        return queue
+    }()
+    /// Marks the queues of reads from the leader.
+    static let leaderReadsKey = DispatchSpecificKey<Void>()
     /// Barriers appended so far (``lastPosition(completion:)``).
     private let barriers = Atomic<UInt64>(0)
     let gate = LeaderGate()
@@ -215,6 +221,9 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         closing.timer?.cancel()
         for subscription in endFollowing() { retire(subscription) }
         retiredSubscriptions.sync {}  // every following's subscription ended before the context goes
+        // And a read from the leader (it stops at its next entry: following has ended), unless this is its queue:
+        // a log released by the read's block closes there once the read returned.
+        if DispatchQueue.getSpecific(key: Self.leaderReadsKey) == nil { leaderReads.sync {} }
         if let context = closing.context { jsCtx_Destroy(context) }
         for listener in closing.listeners { listener.end() }
     }
