@@ -119,7 +119,8 @@ class ChaosCluster:
             (self.directory / "clocks").mkdir(exist_ok=True)
         for number in range(CANOPY_NODES):
             clock = WallClock(self.directory / "clocks" / f"c{number + 1}") if self.with_clocks else None
-            node = start_canopy_node(self.binary, self.directory, self.nats.urls,
+            # At notice level a node's log tells when it reaches the log again and when it read from the leader.
+            node = start_canopy_node(self.binary, self.directory, self.nats.urls, "--log-level", "notice",
                                      lab_host=self.lab.add_host(f"c{number + 1}") if self.lab else None,
                                      environment=clock.environment() if clock else None)
             self.nodes.append(node)
