@@ -84,7 +84,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     options = parser.parse_args()
     for round_number in range(1, options.rounds + 1):
-        print(f"round {round_number}: {one_round(options.binary, options.big, options.seconds)}", flush=True)
+        print(f"round {round_number}: {one_round(str(Path(options.binary).resolve()), options.big, options.seconds)}",
+              flush=True)
 
 
 if __name__ == "__main__":
