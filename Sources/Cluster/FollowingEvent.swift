@@ -15,4 +15,7 @@ public enum FollowingEvent: Sendable, Equatable {
     /// Following passed nothing while the stream held more, and the entries `first` through `last` were read from
     /// the stream's leader by position instead (JetStreamLog+Reading.swift).
     case readFromLeader(namespace: String, first: UInt64, last: UInt64)
+    /// JetStream acknowledged the appends `ids` at `position`, but the copy followed holds another entry there: they
+    /// were published again (``UnconfirmedAppends``).
+    case appendMissing(namespace: String, position: UInt64, ids: [String])
 }

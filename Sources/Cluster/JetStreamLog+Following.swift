@@ -209,6 +209,7 @@ extension JetStreamLog {
                 }) else { return }
                 for subscription in superseded { retire(subscription) }
                 deliver.withLock { $0 }?(delivery.position, delivery.payload)
+                handedOn(delivery.id, at: delivery.position)
                 if wasStalled { cluster.report(.resumed(namespace: namespace, position: delivery.position)) }
             }
         case .followAgain:

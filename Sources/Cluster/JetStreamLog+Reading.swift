@@ -37,12 +37,13 @@ extension JetStreamLog {
                 leaderDisagrees(verdict)
                 break
             }
-            let handedOn = admission.withLock { _ -> Bool in
+            let passed = admission.withLock { _ -> Bool in
                 guard following.withLock({ $0.read(position, at: Self.now()) }) else { return false }
                 deliver.withLock { $0 }?(position, entry.payload)
+                handedOn(entry.id, at: position)
                 return true
             }
-            guard handedOn else { break }
+            guard passed else { break }
             first = first ?? position
             last = position
         }

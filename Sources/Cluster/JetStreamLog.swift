@@ -43,6 +43,8 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
 
     /// Appends not acknowledged yet, by id.
     private let pending = Mutex<[String: PendingAppend]>([:])
+    /// Appends acknowledged, until the log delivers their position.
+    private let unconfirmed = Mutex(UnconfirmedAppends())
     let handles = Mutex(Handles())
     let deliver = Mutex<(@Sendable (UInt64, [UInt8]) -> Void)?>(nil)
     /// Whom to tell when the entries delivered turn out not to be the stream leader's (JetStreamLog+Following.swift).
@@ -125,7 +127,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
             let log = Unmanaged<JetStreamLog>.fromOpaque(closure).takeUnretainedValue()
             let id = message.map { String(cString: canopy_msg_id($0)) } ?? ""
             if let ack, error == nil { log.learned(head: ack.pointee.Sequence) }
-            log.acknowledged(id: id, succeeded: ack != nil && error == nil)
+            log.acknowledged(id: id, at: error == nil ? ack?.pointee.Sequence : nil)
             natsMsg_Destroy(message)
         }, closure, 4096)
         guard status == NATS_OK, let created else {
@@ -218,6 +220,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
             return pending.values.map(\.failed)
         }
         for report in abandoned { report(ReplicationError("the log was closed")) }
+        unconfirmed.withLock { $0.removeAll() }
         closing.timer?.cancel()
         for subscription in endFollowing() { retire(subscription) }
         retiredSubscriptions.sync {}  // every following's subscription ended before the context goes
@@ -239,10 +242,38 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         _ = status
     }
 
-    /// The outcome of an asynchronous publish (on nats.c's thread).
-    private func acknowledged(id: String, succeeded: Bool) {
-        guard succeeded else { return }  // retried by the timer under the same id
-        pending.withLock { $0[id] = nil }
+    /// The outcome of an asynchronous publish (on nats.c's thread): acknowledged at `position`, or not (`nil`:
+    /// retried by the timer under the same id). An acknowledged append is kept until the log delivers its position.
+    private func acknowledged(id: String, at position: UInt64?) {
+        guard let position, let append = pending.withLock({ $0.removeValue(forKey: id) }) else { return }
+        let acknowledged = UnconfirmedAppends.Append(id: id, payload: append.payload, failed: append.failed)
+        if let lost = unconfirmed.withLock({ $0.acknowledged(acknowledged, at: position) }) {
+            publishAgain([lost], missingAt: position)
+        }
+    }
+
+    /// The log handed on entry `id` at `position` (under `admission`): an append acknowledged there under another id
+    /// is missing from the copy followed, and is published again (``UnconfirmedAppends``).
+    func handedOn(_ id: String, at position: UInt64) {
+        let lost = unconfirmed.withLock { $0.delivered(id, at: position) }
+        if !lost.isEmpty { publishAgain(lost, missingAt: position) }
+    }
+
+    /// Publishes again appends JetStream acknowledged at `position` that the copy followed does not hold there; they
+    /// wait for an acknowledgement again.
+    private func publishAgain(_ lost: [UnconfirmedAppends.Append], missingAt position: UInt64) {
+        let now = Self.now()
+        pending.withLock { pending in
+            for append in lost {
+                pending[append.id] = PendingAppend(payload: append.payload, failed: append.failed, firstSent: now,
+                                                   lastSent: now)
+            }
+        }
+        // Off the caller, which holds `admission`: publishing may wait for room among the publishes in flight.
+        DispatchQueue.global().async { [self] in
+            for append in lost { publish(append.payload, id: append.id) }
+        }
+        cluster.report(.appendMissing(namespace: namespace, position: position, ids: lost.map(\.id)))
     }
 
     private func startRetryTimer() {

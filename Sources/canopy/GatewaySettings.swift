@@ -138,6 +138,12 @@ enum GatewaySettings {
         case .resumed(let namespace, let position):
             logger.notice("cluster.follow_resumed: entries of the log reach this replica again",
                           metadata: ["namespace": "\(namespace)", "position": "\(position)"])
+        case .appendMissing(let namespace, let position, let ids):
+            logger.warning("""
+                cluster.append_missing: an append JetStream acknowledged is missing from the stream leader's copy; \
+                it was published again
+                """, metadata: ["namespace": "\(namespace)", "position": "\(position)",
+                                "ids": "\(ids.joined(separator: ","))"])
         case .readFromLeader(let namespace, let first, let last):
             logger.notice("cluster.read_from_leader: following stalled; entries were read from the stream leader",
                           metadata: ["namespace": "\(namespace)", "first": "\(first)", "last": "\(last)"])
