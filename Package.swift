@@ -58,7 +58,8 @@ let package = Package(
         // The one authorization path: a rules revision as the policy the log, the gateway and the simulator ask.
         .target(name: "Authorization", dependencies: ["Rules", "Store", "DataModel"]),
         // Cluster mode: a namespace's log on a NATS JetStream stream (Store's `ReplicatedLog`).
-        .target(name: "Cluster", dependencies: ["CNats", "Store", "Primitives"]),
+        .target(name: "CNatsGuard", cSettings: [.unsafeFlags(["-fno-builtin", "-fno-delete-null-pointer-checks"])]),
+        .target(name: "Cluster", dependencies: ["CNats", "CNatsGuard", "Store", "Primitives"]),
 
         // MARK: - compose
         .target(
