@@ -156,7 +156,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "DataModel", "TestSupport"]),
-        .testTarget(name: "ClusterTests", dependencies: ["Cluster"]),
+        .testTarget(name: "ClusterTests", dependencies: ["Cluster", "CNatsGuard"]),
         .testTarget(
             name: "GatewayTests",
             dependencies: [
