@@ -95,8 +95,7 @@ extension JetStreamLog {
             var consumerSequence: UInt64 = 0
             let sequence = canopy_js_delivery(message, &consumer, Int32(consumer.count), &consumerSequence)
             let id = String(cString: canopy_msg_id(message))
-            let count = Int(natsMsg_GetDataLength(message))
-            let payload = natsMsg_GetData(message).map { [UInt8](UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
+            let payload = JetStreamLog.data(of: message)
             natsMsg_Destroy(message)
             guard sequence > 0, let log = following.log else { return }
             let delivery = Delivery(position: sequence, id: id, consumer: JetStreamLog.text(consumer),

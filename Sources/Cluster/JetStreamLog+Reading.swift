@@ -55,9 +55,6 @@ extension JetStreamLog {
         var message: OpaquePointer?
         guard canopy_js_get(&message, context, stream, position) == NATS_OK, let message else { return nil }
         defer { natsMsg_Destroy(message) }
-        let id = String(cString: canopy_msg_id(message))
-        let count = Int(natsMsg_GetDataLength(message))
-        let payload = natsMsg_GetData(message).map { [UInt8](UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
-        return (id, payload)
+        return (String(cString: canopy_msg_id(message)), Self.data(of: message))
     }
 }

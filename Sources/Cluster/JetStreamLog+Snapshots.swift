@@ -123,7 +123,8 @@ extension JetStreamLog {
         return .success(Self.data(of: found))
     }
 
-    private static func data(of message: OpaquePointer) -> [UInt8] {
+    /// A message's payload, copied out of nats.c's message.
+    static func data(of message: OpaquePointer) -> [UInt8] {
         let count = Int(natsMsg_GetDataLength(message))
         return natsMsg_GetData(message).map { [UInt8](UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
     }
