@@ -62,6 +62,7 @@ CANOPY_NODES = 3
 OPEN_TIMEOUT = 30.0
 LEADER_WAIT = 10.0  # a stream's leader election takes 4–9 s on NATS 2.9
 RECOVERY_WAIT = 30.0
+OVERTIME = 45.0  # how long a run may go on past its seconds to inject the faults asked for
 
 
 class NodeFailed(RuntimeError):
@@ -193,12 +194,15 @@ class Nemesis:
         self.faults: list[Fault] = []
         self.skipped: list[str] = []
 
-    async def run(self, until: float) -> None:
-        """Faults, one at a time, until the run's clock passes ``until``."""
+    async def run(self, until: float, min_faults: int = 0) -> None:
+        """Faults, one at a time, until the run's clock passes ``until`` and ``min_faults`` were injected, or for
+        at most ``OVERTIME`` seconds more (a NATS outage after one fault can take half a short run: the run checks
+        what it is for, so it goes on instead of ending with fewer faults)."""
         round_of_kinds: list[str] = []
         while True:
             await asyncio.sleep(self.rng.uniform(*self.timing.quiet))
-            if self.recorder.now() >= until:
+            now = self.recorder.now()
+            if now >= until and (len(self.faults) >= min_faults or now >= until + OVERTIME):
                 return
             if not round_of_kinds:
                 round_of_kinds = self.rng.sample(self.kinds, len(self.kinds))
@@ -450,9 +454,11 @@ async def fill_stamps(cluster: ChaosCluster, recorder: Recorder) -> None:
 
 
 async def run_chaos(binary: Path, directory: Path, seconds: float, seed: int, kinds: list[str],
-                    timing: FaultTiming = FaultTiming(), budget: int = DEFAULT_STEP_BUDGET) -> RunResult:
+                    timing: FaultTiming = FaultTiming(), budget: int = DEFAULT_STEP_BUDGET,
+                    min_faults: int = 0) -> RunResult:
     """One run: start the cluster, record ``CLIENTS`` clients (spread over the nodes) for ``seconds`` under the
-    nemesis, heal, read every key through every node, stop, and check the history (saved as history.json)."""
+    nemesis (longer, up to ``OVERTIME``, until it injected ``min_faults``), heal, read every key through every
+    node, stop, and check the history (saved as history.json)."""
     asyncio.get_running_loop().set_default_executor(concurrent.futures.ThreadPoolExecutor(CLIENTS + 8))
     rng = random.Random(seed)
     cluster = ChaosCluster(binary, directory, partitions=bool(PARTITIONS & set(kinds)),
@@ -466,7 +472,7 @@ async def run_chaos(binary: Path, directory: Path, seconds: float, seed: int, ki
                                    stopping, node_index=number) for number in range(1, CLIENTS + 1)]
         tasks = [asyncio.create_task(client.run()) for client in clients]
         nemesis = Nemesis(cluster, recorder, rng, kinds, timing)
-        await nemesis.run(until=seconds)
+        await nemesis.run(until=seconds, min_faults=min_faults)
         workload_end = recorder.now()
         await asyncio.to_thread(cluster.heal)
         stopping.set()
