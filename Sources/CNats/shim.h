@@ -2,6 +2,7 @@
 #define CNATS_SHIM_H
 #include <nats/nats.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /// The JetStream calls Canopy's cluster mode makes, with flat arguments: the option structs are filled here, in C,
@@ -11,8 +12,7 @@
 /// The server is pinged every `pingIntervalMillis`; once `maxPingsOut` pings are unanswered the connection counts as
 /// stale and nats.c reconnects to another server, so a stalled server (alive to TCP, answering nothing) is left as
 /// soon as a dead one would be. `disconnected` and `reconnected` are called with `closure` (on nats.c's thread) when
-/// the connection is lost and when it is made again, `failed` when a subscription fails (missed heartbeats, lost
-/// messages).
+/// the connection is lost and when it is made again, `failed` when a subscription drops messages (a slow consumer).
 static inline natsStatus canopy_nats_connect(natsConnection **connection, const char **servers, int count,
                                              const char *name, int64_t pingIntervalMillis, int maxPingsOut,
                                              natsConnectionHandler disconnected, natsConnectionHandler reconnected,
@@ -95,31 +95,89 @@ static inline natsStatus canopy_js_publish_async(jsCtx *context, const char *sub
     return js_PublishAsync(context, subject, data, length, &options);
 }
 
-/// A push consumer of `stream` on `subject` from sequence `start` (1: everything), delivering to `handler`: one
-/// replica in memory, nothing to acknowledge, flow control, and a heartbeat every second while idle. nats.c tells
-/// the connection's error handler when two heartbeats are missed (`NATS_MISSED_HEARTBEAT`) or a heartbeat shows
-/// messages this subscription never got (`NATS_MISMATCH`); the caller makes a new consumer then. (nats.c's ordered
-/// consumer would remake itself, but its remake trusts the server's answer to carry a deliver subject.) Making the
-/// consumer waits up to `waitMillis` for JetStream's answer.
-static inline natsStatus canopy_js_follow(natsSubscription **subscription, jsCtx *context, const char *stream,
-                                          const char *subject, uint64_t start, int64_t waitMillis,
-                                          natsMsgHandler handler, void *closure) {
-    jsOptions waiting;
-    jsOptions_Init(&waiting);
-    waiting.Wait = waitMillis;
-    jsSubOptions options;
-    jsSubOptions_Init(&options);
-    options.Stream = stream;
-    options.Config.AckPolicy = js_AckNone;
-    options.Config.MaxDeliver = 1;
-    options.Config.FlowControl = true;
-    options.Config.Heartbeat = 1000000000LL;
-    options.Config.MemoryStorage = true;
-    options.Config.Replicas = 1;
-    options.Config.DeliverPolicy = start <= 1 ? js_DeliverAll : js_DeliverByStartSequence;
-    options.Config.OptStartSeq = start <= 1 ? 0 : start;
-    jsErrCode error = 0;
-    return js_Subscribe(subscription, context, subject, handler, closure, &waiting, &options, &error);
+/// Follows `stream` from sequence `start` (1: everything) with a push consumer of Canopy's own making: a
+/// subscription to a new inbox, with `handler`, then an ephemeral consumer delivering there (one replica in memory,
+/// nothing to acknowledge, flow control, a heartbeat every second while idle, removed by JetStream 5 s after its
+/// subscription ends). Making it waits up to `waitMillis` for JetStream's answer, and fails when the answer names no
+/// consumer. `completed` is called with `closure` once the subscription delivered its last message, whether the
+/// consumer was made or not (the subscription is ended here then).
+///
+/// Not nats.c's `js_Subscribe`: nats.c 3.4.1 copies the consumer's name from JetStream's answer without checking
+/// it, and crashed in `strdup(NULL)` after a partition (docs/reliability.md). Heartbeats and flow control are the
+/// caller's (``canopy_js_control``).
+static inline natsStatus canopy_js_follow(natsSubscription **subscription, natsConnection *connection,
+                                          jsCtx *context, const char *stream, uint64_t start, int64_t waitMillis,
+                                          natsMsgHandler handler, natsOnCompleteCB completed, void *closure) {
+    natsInbox *inbox = NULL;
+    natsStatus status = natsInbox_Create(&inbox);
+    if (status != NATS_OK) {
+        completed(closure);
+        return status;
+    }
+    status = natsConnection_Subscribe(subscription, connection, inbox, handler, closure);
+    if (status != NATS_OK) {
+        natsInbox_Destroy(inbox);
+        completed(closure);
+        return status;
+    }
+    status = natsSubscription_SetOnCompleteCB(*subscription, completed, closure);
+    if (status == NATS_OK) {
+        jsOptions waiting;
+        jsOptions_Init(&waiting);
+        waiting.Wait = waitMillis;
+        jsConsumerConfig config;
+        jsConsumerConfig_Init(&config);
+        config.DeliverSubject = inbox;
+        config.AckPolicy = js_AckNone;
+        config.MaxDeliver = 1;
+        config.FlowControl = true;
+        config.Heartbeat = 1000000000LL;
+        config.InactiveThreshold = 5000000000LL;
+        config.MemoryStorage = true;
+        config.Replicas = 1;
+        config.DeliverPolicy = start <= 1 ? js_DeliverAll : js_DeliverByStartSequence;
+        config.OptStartSeq = start <= 1 ? 0 : start;
+        jsConsumerInfo *info = NULL;
+        jsErrCode error = 0;
+        status = js_AddConsumer(&info, context, stream, &config, &waiting, &error);
+        if (status == NATS_OK && (info == NULL || info->Name == NULL || info->Name[0] == '\0')) status = NATS_ERR;
+        if (info != NULL) jsConsumerInfo_Destroy(info);
+        natsInbox_Destroy(inbox);
+        if (status == NATS_OK) return NATS_OK;
+        natsSubscription_Unsubscribe(*subscription);
+        natsSubscription_Destroy(*subscription);
+    } else {
+        // Not set: nats.c calls nothing when this subscription ends.
+        natsInbox_Destroy(inbox);
+        natsSubscription_Unsubscribe(*subscription);
+        natsSubscription_Destroy(*subscription);
+        completed(closure);
+    }
+    *subscription = NULL;
+    return status;
+}
+
+/// Whether `message` is a consumer's control message (status 100: an idle heartbeat or a flow control request),
+/// answered here when it asks for an answer (flow control, or a heartbeat naming a stalled consumer). `delivered`
+/// gets a heartbeat's count of the messages its consumer delivered so far (`Nats-Last-Consumer`), 0 otherwise.
+static inline bool canopy_js_control(natsConnection *connection, natsMsg *message, uint64_t *delivered) {
+    *delivered = 0;
+    const char *status = NULL;
+    if (natsMsgHeader_Get(message, "Status", &status) != NATS_OK || status == NULL || strcmp(status, "100") != 0) {
+        return false;
+    }
+    const char *reply = natsMsg_GetReply(message);
+    if (reply != NULL && reply[0] != '\0') natsConnection_Publish(connection, reply, NULL, 0);
+    const char *stalled = NULL;
+    if (natsMsgHeader_Get(message, "Nats-Consumer-Stalled", &stalled) == NATS_OK && stalled != NULL &&
+        stalled[0] != '\0') {
+        natsConnection_Publish(connection, stalled, NULL, 0);
+    }
+    const char *last = NULL;
+    if (natsMsgHeader_Get(message, "Nats-Last-Consumer", &last) == NATS_OK && last != NULL) {
+        *delivered = strtoull(last, NULL, 10);
+    }
+    return true;
 }
 
 /// Publishes `data` to `subject` under de-duplication id `messageID` and waits for the acknowledgement; reports the

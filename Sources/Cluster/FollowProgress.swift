@@ -1,10 +1,13 @@
 /// How far a log's following got, its live attempts, and what the stream is known to hold beyond (guarded by the
 /// log's lock; JetStreamLog+Following.swift).
 struct FollowProgress {
-    /// One consumer following: its subscription once made, and its count of the messages it delivered so far.
+    /// One consumer following: its subscription once made, its count of the messages it delivered so far, when it
+    /// was last heard from (a message or a heartbeat), and whether its silence since was acted on.
     struct Attempt {
         var subscription: SubscriptionHandle?
         var consumerDelivered: UInt64 = 0
+        var lastHeard = 0.0
+        var silenceNoticed = false
     }
 
     /// What to do with a delivery.
@@ -84,10 +87,32 @@ struct FollowProgress {
         consumerWaitMillis = timedOut ? min(limits.upperBound, consumerWaitMillis * 2) : limits.lowerBound
     }
 
-    /// `attempt`'s consumer was made; false when the attempt ended meanwhile (the caller retires the subscription).
-    mutating func made(_ attempt: UInt64, subscription: SubscriptionHandle) -> Bool {
+    /// `attempt`'s consumer was made at `now`; false when the attempt ended meanwhile (the caller retires the
+    /// subscription).
+    mutating func made(_ attempt: UInt64, subscription: SubscriptionHandle, at now: Double) -> Bool {
         guard attempts[attempt] != nil else { return false }
         attempts[attempt]?.subscription = subscription
+        attempts[attempt]?.lastHeard = now
+        return true
+    }
+
+    /// `attempt`'s consumer sent a heartbeat or a flow control request at `now`, having delivered
+    /// `consumerDelivered` messages by its own count (0: not told). True when that is more than its subscription
+    /// got: the attempt lost messages, and ends.
+    mutating func heard(from attempt: UInt64, at now: Double, consumerDelivered: UInt64) -> Bool {
+        guard !isHalted, let live = attempts[attempt] else { return false }
+        attempts[attempt]?.lastHeard = now
+        attempts[attempt]?.silenceNoticed = false
+        return consumerDelivered > live.consumerDelivered
+    }
+
+    /// Whether the newest attempt's consumer, made, has been silent for `bound` seconds at `now` (reported once
+    /// per silence).
+    mutating func newestWentSilent(at now: Double, after bound: Double) -> Bool {
+        guard !isHalted, let newest = attempts[lastAttempt], newest.subscription != nil, !newest.silenceNoticed,
+            now - newest.lastHeard >= bound
+        else { return false }
+        attempts[lastAttempt]?.silenceNoticed = true
         return true
     }
 
@@ -130,9 +155,12 @@ struct FollowProgress {
         return true
     }
 
-    /// A delivery at `position`, the `consumerSequence`th of `attempt`'s consumer.
-    mutating func receive(_ consumerSequence: UInt64, at position: UInt64, from attempt: UInt64) -> Reception {
+    /// A delivery at `position`, the `consumerSequence`th of `attempt`'s consumer, received at `now`.
+    mutating func receive(_ consumerSequence: UInt64, at position: UInt64, from attempt: UInt64,
+                          heardAt now: Double) -> Reception {
         guard !isHalted, let live = attempts[attempt] else { return .drop }
+        attempts[attempt]?.lastHeard = now
+        attempts[attempt]?.silenceNoticed = false
         guard consumerSequence == live.consumerDelivered + 1 else { return .lost }
         attempts[attempt]?.consumerDelivered = consumerSequence
         return position > delivered ? .judge : .drop

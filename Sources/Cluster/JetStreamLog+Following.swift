@@ -37,6 +37,9 @@ extension JetStreamLog {
     static let maxLiveConsumers = 4
     /// How long to wait, after asking a leader whose copy contradicts the replica to step down, before following again.
     static let contradictedRetrySeconds = 1.0
+    /// How long a consumer may send nothing, data or heartbeat (one a second while idle), before another attempt
+    /// starts: two heartbeats missed.
+    static let silenceSeconds = 2.0
     /// How long following may pass nothing while the stream holds more before it is reported
     /// (``FollowingEvent/stalled``).
     static let stallReportSeconds = 10.0
@@ -87,10 +90,18 @@ extension JetStreamLog {
         }) else { return }
         if let ended { retire(ended) }
         var created: OpaquePointer?
+        // Released once nats.c called the handler for the last time (or at once when no consumer was made).
         let closure = Unmanaged.passRetained(FollowContext(log: self, attempt: attempt)).toOpaque()
-        let status = canopy_js_follow(&created, context, stream, subject, from + 1, wait, { _, _, message, closure in
+        let status = canopy_js_follow(&created, cluster.connection, context, stream, from + 1, wait, {
+            connection, _, message, closure in
             guard let closure, let message else { return }
             let following = Unmanaged<FollowContext>.fromOpaque(closure).takeUnretainedValue()
+            var heartbeatCount: UInt64 = 0
+            if canopy_js_control(connection, message, &heartbeatCount) {
+                natsMsg_Destroy(message)
+                following.log?.heard(from: following.attempt, count: heartbeatCount)
+                return
+            }
             var consumer = [CChar](repeating: 0, count: 256)
             var consumerSequence: UInt64 = 0
             let sequence = canopy_js_delivery(message, &consumer, Int32(consumer.count), &consumerSequence)
@@ -101,24 +112,19 @@ extension JetStreamLog {
             let delivery = Delivery(position: sequence, id: id, consumer: JetStreamLog.text(consumer),
                                     consumerSequence: consumerSequence, payload: payload)
             log.delivered(delivery, attempt: following.attempt)
-        }, closure)
+        }, { closure in closure.map { Unmanaged<FollowContext>.fromOpaque($0).release() } }, closure)
+        let made = Self.now()
         following.withLock { $0.answered(timedOut: status == NATS_TIMEOUT, limits: Self.consumerAnswerMillis) }
         guard status == NATS_OK, let created else {
-            Unmanaged<FollowContext>.fromOpaque(closure).release()
             // No consumer (no server reachable, no stream leader yet, or placed on a server that is down).
             let delay = status == NATS_TIMEOUT ? 0 : Self.refollowDelaySeconds
             return scheduleAttempt(after: delay, replacing: attempt, startedAt: started)
         }
-        // The handler's closure lives until nats.c has called the handler for the last time.
-        let completion = natsSubscription_SetOnCompleteCB(created, { closure in
-            closure.map { Unmanaged<FollowContext>.fromOpaque($0).release() }
-        }, closure)
-        if completion != NATS_OK { Unmanaged<FollowContext>.fromOpaque(closure).release() }  // closed already
         // Watched before another thread can see it: once recorded, any thread may end and retire it.
         cluster.events.watch(created) { [weak self] status in self?.consumerFailed(status, attempt: attempt) }
         let handle = SubscriptionHandle(pointer: created)
         // Ended meanwhile: another attempt passed, or following started anew.
-        if !following.withLock({ $0.made(attempt, subscription: handle) }) { retire(handle) }
+        if !following.withLock({ $0.made(attempt, subscription: handle, at: made) }) { retire(handle) }
     }
 
     /// Starts an attempt after `delay` in place of `attempt` (started at `started`), unless a delivery passed
@@ -133,9 +139,8 @@ extension JetStreamLog {
         }
     }
 
-    /// Ends a subscription off the caller's thread: unsubscribing deletes its consumer, which waits for JetStream's
-    /// metadata leader (up to the context's 3 s while none answers, as after a stall), and following must not wait
-    /// for that. Its deliveries are dropped meanwhile (its attempt is no longer live).
+    /// Ends a subscription off the caller's thread (close waits for every one ended). Its deliveries are dropped
+    /// meanwhile (its attempt is no longer live); JetStream removes the consumer 5 s after it lost its subscriber.
     func retire(_ subscription: SubscriptionHandle) {
         cluster.events.unwatch(subscription.pointer)
         retiredSubscriptions.async {
@@ -152,20 +157,21 @@ extension JetStreamLog {
         }
     }
 
-    /// nats.c reports that `attempt`'s consumer failed (on nats.c's thread). Missed heartbeats (its server died,
-    /// stalled or was cut off) start another attempt, if this is the newest, and keep this one: its server may come
-    /// back as the leader. Messages the subscription never got or dropped end it.
+    /// nats.c reports that `attempt`'s subscription dropped messages (on nats.c's thread): it ends, and another
+    /// attempt starts.
     private func consumerFailed(_ status: natsStatus, attempt: UInt64) {
-        switch status {
-        case NATS_MISSED_HEARTBEAT:
-            guard following.withLock({ $0.lastAttempt == attempt && !$0.isHalted }) else { return }
-            DispatchQueue.global().async { [weak self] in self?.startAttempt() }
-        case NATS_MISMATCH, NATS_SLOW_CONSUMER:
-            end(attempt)
-            DispatchQueue.global().async { [weak self] in self?.startAttempt() }
-        default:
-            break
-        }
+        guard status == NATS_SLOW_CONSUMER else { return }
+        end(attempt)
+        DispatchQueue.global().async { [weak self] in self?.startAttempt() }
+    }
+
+    /// `attempt`'s consumer sent a heartbeat or asked for flow control (on nats.c's thread). A heartbeat's `count`
+    /// of the messages the consumer delivered beyond those its subscription got means it lost some: it ends, and
+    /// another attempt starts.
+    private func heard(from attempt: UInt64, count: UInt64) {
+        guard following.withLock({ $0.heard(from: attempt, at: Self.now(), consumerDelivered: count) }) else { return }
+        end(attempt)
+        DispatchQueue.global().async { [weak self] in self?.startAttempt() }
     }
 
     /// Ends `attempt` (if live).
@@ -179,7 +185,11 @@ extension JetStreamLog {
     /// replica to handle) ends it. Each consumer starts after the last position delivered and delivers in order, so
     /// whichever passes a position first hands it on, and the others drop it.
     private func delivered(_ delivery: Delivery, attempt: UInt64) {
-        switch following.withLock({ $0.receive(delivery.consumerSequence, at: delivery.position, from: attempt) }) {
+        let now = Self.now()
+        let reception = following.withLock { progress in
+            progress.receive(delivery.consumerSequence, at: delivery.position, from: attempt, heardAt: now)
+        }
+        switch reception {
         case .drop:
             return
         case .lost:
@@ -338,19 +348,24 @@ extension JetStreamLog {
     }
 
     /// Starts an attempt when the stream holds more than delivered and nothing came for ``followStallSeconds``,
-    /// nor was an attempt started for as long (nats.c's thread-safe calls may wait on the servers: off the timer).
-    /// Reports a stall every ``stallReportSeconds`` while it lasts.
+    /// nor was an attempt started for as long, or when the newest attempt's consumer went silent for
+    /// ``silenceSeconds`` (its server died, stalled or was cut off: it is kept, as it may come back as the leader).
+    /// nats.c's thread-safe calls may wait on the servers: off the timer. Reports a stall every
+    /// ``stallReportSeconds`` while it lasts.
     func followAgainIfStalled() {
         let now = Self.now()
         let (stalled, report) = following.withLock { progress -> (Bool, FollowingEvent?) in
             let stalled = !progress.isHalted && progress.knownHead > progress.delivered
                 && now - progress.lastDelivery >= Self.followStallSeconds
                 && now - progress.lastAttemptStarted >= Self.followStallSeconds
-            guard progress.stallToReport(at: now, after: Self.stallReportSeconds) else { return (stalled, nil) }
+            let silent = progress.newestWentSilent(at: now, after: Self.silenceSeconds)
+            guard progress.stallToReport(at: now, after: Self.stallReportSeconds) else {
+                return (stalled || silent, nil)
+            }
             let report = FollowingEvent.stalled(namespace: namespace, seconds: Int(now - progress.lastDelivery),
                                           delivered: progress.delivered, knownHead: progress.knownHead,
                                           halted: progress.isHalted, attempts: progress.liveAttempts)
-            return (stalled, report)
+            return (stalled || silent, report)
         }
         if let report { cluster.report(report) }
         if stalled { DispatchQueue.global().async { [weak self] in self?.startAttempt() } }

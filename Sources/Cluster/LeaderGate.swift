@@ -16,7 +16,7 @@ import Synchronization
 /// it rebuilds from the log.
 ///
 /// Entries read from the stream by position (``admitRead(position:id:asking:)``: only the leader answers such a
-/// read) pass the same checks, less the consumer's host.
+/// read) pass the same checks, less the consumer's host, each time, and the leader must hold what was read.
 final class LeaderGate: Sendable {
     /// How long the knowledge that a consumer lives on the leader is trusted.
     static let freshSeconds = 1.0
@@ -66,8 +66,6 @@ final class LeaderGate: Sendable {
     private struct State {
         /// The consumer last found on the leader, and when that was asked.
         var trusted: (consumer: String, since: Double)?
-        /// When reads by position last found a leader that agrees with the entries let through.
-        var readsTrustedSince: Double?
         /// Since when the leader is distrusted, and its name once known (`nil` while it is being asked).
         var distrusted: (since: Double, leader: String?)?
         /// The last position let through, and the id of its message.
@@ -85,7 +83,6 @@ final class LeaderGate: Sendable {
     func restart(after position: UInt64) {
         state.withLock { state in
             state.trusted = nil
-            state.readsTrustedSince = nil
             if state.last?.position != position {
                 state.last = nil
                 state.contradicting = []
@@ -98,7 +95,6 @@ final class LeaderGate: Sendable {
     func distrustLeader(at now: Double) {
         state.withLock { state in
             state.trusted = nil
-            state.readsTrustedSince = nil
             state.distrusted = (now, nil)
         }
     }
@@ -151,13 +147,15 @@ final class LeaderGate: Sendable {
     }
 
     /// Whether the entry `id` at `position`, which the stream's leader answered to a read by position, may reach
-    /// the replica (may ask the servers). Only the leader answers such a read, but a deposed leader that does not
-    /// know it yet answers too: so the stream must name a leader, not a distrusted one, and that leader must hold
-    /// the last entry let through, as for a consumer; that knowledge is trusted for ``freshSeconds``.
+    /// the replica (asks the servers each time). Only the leader answers such a read, but a deposed leader that does
+    /// not know it yet answers too, and leadership can move between two reads: NATS 2.9.10's copies can number the
+    /// same entries differently (one holding an entry the others never stored shifts every later one), so two
+    /// reads from two servers could skip an entry or apply one twice. So every read is checked: the stream must name
+    /// a leader, not a distrusted one, holding the last entry let through as it was let through, and `id` at
+    /// `position`; a leader holding another entry there answered after the read moved to it: read again.
     func admitRead(position: UInt64, id: String, asking questions: Questions) -> Verdict {
         let now = questions.now()
-        let (trustedSince, last) = state.withLock { ($0.readsTrustedSince, $0.last) }
-        if let trustedSince, now - trustedSince < Self.freshSeconds { return pass(position, id) }
+        let last = state.withLock { $0.last }
         let after = last?.position ?? position - 1
         guard let leader = questions.streamLeader(), !leader.isEmpty, !isDistrusted(leader, at: now) else {
             return .followAgain(after: after)
@@ -165,10 +163,8 @@ final class LeaderGate: Sendable {
         if let disagreement = disagreement(of: leader, with: last, after: after, asking: questions) {
             return disagreement
         }
-        state.withLock { state in
-            state.readsTrustedSince = now
-            state.contradicting = []
-        }
+        guard questions.message(position) == .id(id) else { return .followAgain(after: after) }
+        state.withLock { $0.contradicting = [] }
         return pass(position, id)
     }
 

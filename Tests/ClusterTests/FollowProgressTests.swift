@@ -9,7 +9,7 @@ private func handle(_ number: UInt) -> SubscriptionHandle {
 /// Starts an attempt and makes its consumer with subscription `number`: the attempt's number.
 private func started(_ progress: inout FollowProgress, subscription number: UInt, limit: Int = 4) -> UInt64? {
     guard let attempt = progress.start(at: 1, keepingAtMost: limit)?.attempt,
-        progress.made(attempt, subscription: handle(number))
+        progress.made(attempt, subscription: handle(number), at: 1)
     else { return nil }
     return attempt
 }
@@ -23,15 +23,15 @@ struct FollowProgressTests {
         let first = progress.start(at: 1, keepingAtMost: 2)
         #expect(first?.from == 10 && first?.ended == nil)
         let firstAttempt = try #require(first?.attempt)
-        let firstMade = progress.made(firstAttempt, subscription: handle(0x10))
-        let reception = progress.receive(1, at: 11, from: firstAttempt)
+        let firstMade = progress.made(firstAttempt, subscription: handle(0x10), at: 1)
+        let reception = progress.receive(1, at: 11, from: firstAttempt, heardAt: 2)
         let passed = progress.passed(11, from: firstAttempt, at: 2)  // the primary now
         #expect(firstMade && reception == .judge && passed?.isEmpty == true)
         let second = try #require(started(&progress, subscription: 0x20, limit: 2))
         let third = progress.start(at: 4, keepingAtMost: 2)
         #expect(third?.from == 11)
         #expect(third?.ended?.pointer == handle(0x20).pointer, "the oldest other than the primary ends")
-        let secondMadeAgain = progress.made(second, subscription: handle(0x21))
+        let secondMadeAgain = progress.made(second, subscription: handle(0x21), at: 1)
         #expect(!secondMadeAgain, "an ended attempt gets no subscription")
         #expect(progress.attempts.keys.sorted() == [firstAttempt, third?.attempt].compactMap { $0 })
     }
@@ -41,7 +41,7 @@ struct FollowProgressTests {
         var progress = FollowProgress()
         let attempt = try #require(progress.start(at: 1, keepingAtMost: 4)?.attempt)
         let ended = progress.endAll()
-        let made = progress.made(attempt, subscription: handle(0x30))
+        let made = progress.made(attempt, subscription: handle(0x30), at: 1)
         #expect(ended.isEmpty && !made)
     }
 
@@ -51,12 +51,12 @@ struct FollowProgressTests {
         progress.delivered = 5
         let a = try #require(started(&progress, subscription: 0x40))
         let b = try #require(started(&progress, subscription: 0x50))
-        let first = progress.receive(1, at: 6, from: a)
+        let first = progress.receive(1, at: 6, from: a, heardAt: 2)
         let ended = progress.passed(6, from: a, at: 2)
         #expect(first == .judge && ended?.map(\.pointer) == [handle(0x50).pointer])
-        let fromEnded = progress.receive(1, at: 6, from: b)
-        let again = progress.receive(2, at: 6, from: a)
-        let skipped = progress.receive(4, at: 7, from: a)
+        let fromEnded = progress.receive(1, at: 6, from: b, heardAt: 2)
+        let again = progress.receive(2, at: 6, from: a, heardAt: 2)
+        let skipped = progress.receive(4, at: 7, from: a, heardAt: 2)
         let passedByEnded = progress.passed(7, from: b, at: 3)
         #expect(fromEnded == .drop, "b ended")
         #expect(again == .drop, "position 6 was delivered")
@@ -71,7 +71,7 @@ struct FollowProgressTests {
         let a = try #require(started(&progress, subscription: 0x60))
         progress.isHalted = true
         let start = progress.start(at: 2, keepingAtMost: 4)
-        let reception = progress.receive(1, at: 1, from: a)
+        let reception = progress.receive(1, at: 1, from: a, heardAt: 2)
         #expect(start == nil && reception == .drop)
     }
 
@@ -130,5 +130,34 @@ struct FollowProgressTests {
         progress.isHalted = true
         let halted = progress.read(11, at: 200)
         #expect(!caughtUp && !halted && progress.delivered == 10)
+    }
+
+    @Test("a heartbeat counting more messages than the subscription got means it lost some")
+    func heartbeats() throws {
+        var progress = FollowProgress()
+        let a = try #require(started(&progress, subscription: 0x70))
+        let idle = progress.heard(from: a, at: 2, consumerDelivered: 0)
+        let first = progress.receive(1, at: 1, from: a, heardAt: 3)
+        let caughtUp = progress.heard(from: a, at: 4, consumerDelivered: 1)
+        let flowControl = progress.heard(from: a, at: 4, consumerDelivered: 0)
+        let behind = progress.heard(from: a, at: 5, consumerDelivered: 3)
+        #expect(!idle && first == .judge && !caughtUp && !flowControl && behind)
+    }
+
+    @Test("the newest consumer's silence is noticed once per silence; a message or a heartbeat ends it")
+    func silence() throws {
+        var progress = FollowProgress()
+        let notMade = try #require(progress.start(at: 1, keepingAtMost: 4)?.attempt)
+        let beforeMade = progress.newestWentSilent(at: 10, after: 2)
+        _ = progress.made(notMade, subscription: handle(0x80), at: 10)
+        let early = progress.newestWentSilent(at: 11.5, after: 2)
+        let silent = progress.newestWentSilent(at: 12, after: 2)
+        let noticed = progress.newestWentSilent(at: 13, after: 2)
+        _ = progress.heard(from: notMade, at: 13, consumerDelivered: 0)
+        let heard = progress.newestWentSilent(at: 14, after: 2)
+        let again = progress.newestWentSilent(at: 15, after: 2)
+        let newer = try #require(started(&progress, subscription: 0x90))
+        let newerSilent = progress.newestWentSilent(at: 15, after: 2)
+        #expect(!beforeMade && !early && silent && !noticed && !heard && again && newer > notMade && newerSilent)
     }
 }
