@@ -58,8 +58,7 @@ let package = Package(
         // The one authorization path: a rules revision as the policy the log, the gateway and the simulator ask.
         .target(name: "Authorization", dependencies: ["Rules", "Store", "DataModel"]),
         // Cluster mode: a namespace's log on a NATS JetStream stream (Store's `ReplicatedLog`).
-        .target(name: "CNatsGuard", cSettings: [.unsafeFlags(["-fno-builtin", "-fno-delete-null-pointer-checks"])]),
-        .target(name: "Cluster", dependencies: ["CNats", "CNatsGuard", "Store", "Primitives"]),
+        .target(name: "Cluster", dependencies: ["CNats", "Store", "Primitives"]),
 
         // MARK: - compose
         .target(
@@ -156,7 +155,7 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "WireTests", dependencies: ["Wire", "DataModel", "TestSupport"]),
-        .testTarget(name: "ClusterTests", dependencies: ["Cluster", "CNatsGuard"]),
+        .testTarget(name: "ClusterTests", dependencies: ["Cluster"]),
         .testTarget(
             name: "GatewayTests",
             dependencies: [
