@@ -100,7 +100,8 @@ static inline natsStatus canopy_js_publish_async(jsCtx *context, const char *sub
 /// nothing to acknowledge, flow control, a heartbeat every second while idle, removed by JetStream 5 s after its
 /// subscription ends). Making it waits up to `waitMillis` for JetStream's answer, and fails when the answer names no
 /// consumer. `completed` is called with `closure` once the subscription delivered its last message, whether the
-/// consumer was made or not (the subscription is ended here then).
+/// consumer was made or not. When the subscription was made but not the consumer, it is unsubscribed here and left
+/// in `subscription` for the caller to destroy, a while later (see `JetStreamLog.destroyLater`).
 ///
 /// Not nats.c's `js_Subscribe`: nats.c 3.4.1 copies the consumer's name from JetStream's answer without checking
 /// it, and crashed in `strdup(NULL)` after a partition (docs/reliability.md). Heartbeats and flow control are the
@@ -144,16 +145,12 @@ static inline natsStatus canopy_js_follow(natsSubscription **subscription, natsC
         if (info != NULL) jsConsumerInfo_Destroy(info);
         natsInbox_Destroy(inbox);
         if (status == NATS_OK) return NATS_OK;
-        natsSubscription_Unsubscribe(*subscription);
-        natsSubscription_Destroy(*subscription);
     } else {
         // Not set: nats.c calls nothing when this subscription ends.
         natsInbox_Destroy(inbox);
-        natsSubscription_Unsubscribe(*subscription);
-        natsSubscription_Destroy(*subscription);
         completed(closure);
     }
-    *subscription = NULL;
+    natsSubscription_Unsubscribe(*subscription);
     return status;
 }
 

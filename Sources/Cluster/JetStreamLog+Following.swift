@@ -116,6 +116,7 @@ extension JetStreamLog {
         let made = Self.now()
         following.withLock { $0.answered(timedOut: status == NATS_TIMEOUT, limits: Self.consumerAnswerMillis) }
         guard status == NATS_OK, let created else {
+            if let created { destroyLater(SubscriptionHandle(pointer: created)) }  // unsubscribed already
             // No consumer (no server reachable, no stream leader yet, or placed on a server that is down).
             let delay = status == NATS_TIMEOUT ? 0 : Self.refollowDelaySeconds
             return scheduleAttempt(after: delay, replacing: attempt, startedAt: started)
@@ -139,12 +140,23 @@ extension JetStreamLog {
         }
     }
 
-    /// Ends a subscription off the caller's thread (close waits for every one ended). Its deliveries are dropped
-    /// meanwhile (its attempt is no longer live); JetStream removes the consumer 5 s after it lost its subscriber.
+    /// Ends a subscription off the caller's thread. Its deliveries are dropped meanwhile (its attempt is no longer
+    /// live); JetStream removes the consumer 5 s after it lost its subscriber.
     func retire(_ subscription: SubscriptionHandle) {
         cluster.events.unwatch(subscription.pointer)
-        retiredSubscriptions.async {
-            natsSubscription_Unsubscribe(subscription.pointer)
+        retiredSubscriptions.async { natsSubscription_Unsubscribe(subscription.pointer) }
+        destroyLater(subscription)
+    }
+
+    /// How long after its unsubscribe a subscription is destroyed.
+    static let destroyDelaySeconds = 1.0
+
+    /// Destroys an unsubscribed subscription ``destroyDelaySeconds`` later. Its consumer goes on delivering to it
+    /// until JetStream removes it, and nats.c 3.4.1's read loop can be handing it a message it looked up just before
+    /// the unsubscribe: destroying it at once crashed a node (nats.c issue 637, fixed in later versions;
+    /// docs/reliability.md).
+    func destroyLater(_ subscription: SubscriptionHandle) {
+        retiredSubscriptions.asyncAfter(deadline: .now() + Self.destroyDelaySeconds) {
             natsSubscription_Destroy(subscription.pointer)
         }
     }

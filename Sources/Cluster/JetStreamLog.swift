@@ -223,7 +223,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         unconfirmed.withLock { $0.removeAll() }
         closing.timer?.cancel()
         for subscription in endFollowing() { retire(subscription) }
-        retiredSubscriptions.sync {}  // every following's subscription ended before the context goes
+        retiredSubscriptions.sync {}  // every following subscription unsubscribed before the context goes
         // And a read from the leader (it stops at its next entry: following has ended), unless this is its queue:
         // a log released by the read's block closes there once the read returned.
         if DispatchQueue.getSpecific(key: Self.leaderReadsKey) == nil { leaderReads.sync {} }

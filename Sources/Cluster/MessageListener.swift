@@ -1,4 +1,5 @@
 import CNats
+import Dispatch
 
 /// What a core NATS subscription of a log calls with each message's data (retained for the subscription's life and
 /// passed to nats.c as its closure).
@@ -14,11 +15,15 @@ final class MessageListener: Sendable {
         let subscription: OpaquePointer
         let listener: UnsafeMutableRawPointer
 
-        /// Unsubscribes, then releases the listener.
+        /// Unsubscribes; destroys the subscription and releases the listener a while later, as a consumer's
+        /// subscription is (``JetStreamLog/destroyLater(_:)``: nats.c 3.4.1's read loop may still be handing it a
+        /// message).
         func end() {
             natsSubscription_Unsubscribe(subscription)
-            natsSubscription_Destroy(subscription)
-            Unmanaged<MessageListener>.fromOpaque(listener).release()
+            DispatchQueue.global().asyncAfter(deadline: .now() + JetStreamLog.destroyDelaySeconds) { [self] in
+                natsSubscription_Destroy(subscription)
+                Unmanaged<MessageListener>.fromOpaque(listener).release()
+            }
         }
     }
 
