@@ -75,4 +75,13 @@ struct ReportTests {
         #expect(connections.contains("connections ready"))
         #expect(connections.split(separator: "<polyline", omittingEmptySubsequences: false).count - 1 == 2)
     }
+
+    @Test("the server's kernel CPU is never more than its total, whatever the times' rounding")
+    func kernelShareWithinTotal() {
+        // Subtracting the totals gave 0.12999999999999545 s in all against 0.1299999999999999 s in the kernel.
+        let noUserTime = ServerObserver.cpuUsed(from: (user: 90.14, kernel: 3.06), to: (user: 90.14, kernel: 3.19))
+        #expect(noUserTime.total == noUserTime.kernel && noUserTime.kernel > 0)
+        let both = ServerObserver.cpuUsed(from: (user: 1.5, kernel: 0.25), to: (user: 2.0, kernel: 0.5))
+        #expect(both.total == 0.75 && both.kernel == 0.25)
+    }
 }
