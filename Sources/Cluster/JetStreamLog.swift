@@ -127,7 +127,8 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
             let log = Unmanaged<JetStreamLog>.fromOpaque(closure).takeUnretainedValue()
             let id = message.map { String(cString: canopy_msg_id($0)) } ?? ""
             if let ack, error == nil { log.learned(head: ack.pointee.Sequence) }
-            log.acknowledged(id: id, at: error == nil ? ack?.pointee.Sequence : nil)
+            log.acknowledged(id: id, at: error == nil ? ack?.pointee.Sequence : nil,
+                             duplicate: error == nil && ack?.pointee.Duplicate == true)
             natsMsg_Destroy(message)
         }, closure, 4096)
         guard status == NATS_OK, let created else {
@@ -242,10 +243,15 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         _ = status
     }
 
-    /// The outcome of an asynchronous publish (on nats.c's thread): acknowledged at `position`, or not (`nil`:
-    /// retried by the timer under the same id). An acknowledged append is kept until the log delivers its position.
-    private func acknowledged(id: String, at position: UInt64?) {
+    /// The outcome of an asynchronous publish (on nats.c's thread): acknowledged at `position` (as a `duplicate`
+    /// of an id the stream's leader holds already), or not (`nil`: retried by the timer under the same id). An
+    /// acknowledged append is kept until the log delivers its position, unless it was published again as missing
+    /// and JetStream answered that the leader holds it: publishing it again could not add it, and the position named
+    /// is in the leader's numbering, which the copy followed may not share (docs/reliability.md, "copies numbered
+    /// differently"). Before, such an append was published again and again, hundreds of times a second.
+    private func acknowledged(id: String, at position: UInt64?, duplicate: Bool) {
         guard let position, let append = pending.withLock({ $0.removeValue(forKey: id) }) else { return }
+        guard !(duplicate && append.publishedAsMissing) else { return }
         let acknowledged = UnconfirmedAppends.Append(id: id, payload: append.payload, failed: append.failed)
         if let lost = unconfirmed.withLock({ $0.acknowledged(acknowledged, at: position) }) {
             publishAgain([lost], missingAt: position)
@@ -266,7 +272,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         pending.withLock { pending in
             for append in lost {
                 pending[append.id] = PendingAppend(payload: append.payload, failed: append.failed, firstSent: now,
-                                                   lastSent: now)
+                                                   lastSent: now, publishedAsMissing: true)
             }
         }
         // Off the caller, which holds `admission`: publishing may wait for room among the publishes in flight.
@@ -321,4 +327,6 @@ struct PendingAppend: Sendable {
     let failed: @Sendable (ReplicationError) -> Void
     let firstSent: Double
     var lastSent: Double
+    /// Published again because the copy followed held another entry where it was acknowledged.
+    var publishedAsMissing = false
 }
