@@ -366,20 +366,18 @@ extension JetStreamLog {
     /// ``stallReportSeconds`` while it lasts.
     func followAgainIfStalled() {
         let now = Self.now()
-        let (stalled, report) = following.withLock { progress -> (Bool, FollowingEvent?) in
+        let (startAnother, report) = following.withLock { progress -> (Bool, FollowingEvent?) in
             let stalled = !progress.isHalted && progress.knownHead > progress.delivered
                 && now - progress.lastDelivery >= Self.followStallSeconds
                 && now - progress.lastAttemptStarted >= Self.followStallSeconds
-            let silent = progress.newestWentSilent(at: now, after: Self.silenceSeconds)
-            guard progress.stallToReport(at: now, after: Self.stallReportSeconds) else {
-                return (stalled || silent, nil)
-            }
+            let startAnother = progress.newestWentSilent(at: now, after: Self.silenceSeconds) || stalled
+            guard progress.stallToReport(at: now, after: Self.stallReportSeconds) else { return (startAnother, nil) }
             let report = FollowingEvent.stalled(namespace: namespace, seconds: Int(now - progress.lastDelivery),
                                           delivered: progress.delivered, knownHead: progress.knownHead,
                                           halted: progress.isHalted, attempts: progress.liveAttempts)
-            return (stalled || silent, report)
+            return (startAnother, report)
         }
         if let report { cluster.report(report) }
-        if stalled { DispatchQueue.global().async { [weak self] in self?.startAttempt() } }
+        if startAnother { DispatchQueue.global().async { [weak self] in self?.startAttempt() } }
     }
 }
