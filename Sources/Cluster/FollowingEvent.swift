@@ -3,6 +3,9 @@ public enum FollowingEvent: Sendable, Equatable {
     /// The stream's leader holds another entry than the replica applied at `position`: it is asked to step down
     /// (`stepDown` is nats.c's answer to that request), and following waits for another leader.
     case leaderContradicts(namespace: String, leader: String, position: UInt64, stepDown: String)
+    /// The stream's leader does not hold the entry replica `peer` announced it applied at `position`, ahead of this
+    /// replica (``PeerMarks``): it is asked to step down, and following waits for another leader.
+    case leaderContradictsPeer(namespace: String, leader: String, peer: String, position: UInt64, stepDown: String)
     /// The replica's rebuild from `leader`'s copy was outvoted by the other replicas' checkpoints: nothing passes
     /// from that copy while it leads, and it was asked to step down (`stepDown`: nats.c's answer).
     case sourceDistrusted(namespace: String, leader: String, stepDown: String)

@@ -51,6 +51,8 @@ extension JetStreamLog {
         let ended = admission.withLock { _ in
             self.deliver.withLock { $0 = deliver }
             gate.restart(after: position)
+            // Moved back (a rebuild): what was announced may come from a copy found wrong; withdrawn.
+            lastHanded.withLock { if position < $0.position { $0 = (0, "-", false) } }
             return following.withLock { progress in
                 progress.delivered = position
                 progress.lastDelivery = Self.now()
@@ -239,7 +241,7 @@ extension JetStreamLog {
         case .placedOffLeader:
             end(attempt)
             DispatchQueue.global().async { [weak self] in self?.startAttempt() }
-        case .leaderContradicts, .diverged:
+        case .leaderContradicts, .leaderContradictsPeer, .diverged:
             leaderDisagrees(verdict)
         }
     }
@@ -250,16 +252,16 @@ extension JetStreamLog {
         switch verdict {
         case .leaderContradicts(let leader, let after):
             // Its copy went wrong while it followed (docs/reliability.md): let another server lead, then check again.
-            guard let halted = halt(), let deliver = deliver.withLock({ $0 }) else { return }
-            DispatchQueue.global().async { [weak self] in
-                guard let self else { return }
-                let stepDown = canopy_js_stream_stepdown(cluster.connection, stream)
-                cluster.report(.leaderContradicts(namespace: namespace, leader: leader, position: after,
-                                                  stepDown: NATSCluster.text(stepDown)))
-                DispatchQueue.global().asyncAfter(deadline: .now() + Self.contradictedRetrySeconds) { [weak self] in
-                    guard let self, following.withLock({ $0.halts == halted && $0.isHalted }) else { return }
-                    follow(after: after, deliver: deliver)
-                }
+            let namespace = namespace
+            stepDownAndFollowAgain(after: after) { stepDown in
+                .leaderContradicts(namespace: namespace, leader: leader, position: after, stepDown: stepDown)
+            }
+        case .leaderContradictsPeer(let leader, let peer, let position, let after):
+            // The same, found by a replica ahead of this one (PeerMarks).
+            let namespace = namespace
+            stepDownAndFollowAgain(after: after) { stepDown in
+                .leaderContradictsPeer(namespace: namespace, leader: leader, peer: peer, position: position,
+                                       stepDown: stepDown)
             }
         case .diverged(let position):
             guard halt() != nil else { return }
@@ -273,6 +275,21 @@ extension JetStreamLog {
             }
         case .pass, .followAgain, .placedOffLeader:
             break
+        }
+    }
+
+    /// Stops following, asks the stream's leader to step down, reports it (`event` of the step-down's answer), and
+    /// follows again after `after` ``contradictedRetrySeconds`` later, unless following started anew meanwhile.
+    private func stepDownAndFollowAgain(after: UInt64, event: @escaping @Sendable (String) -> FollowingEvent) {
+        guard let halted = halt(), let deliver = deliver.withLock({ $0 }) else { return }
+        DispatchQueue.global().async { [weak self] in
+            guard let self else { return }
+            let stepDown = canopy_js_stream_stepdown(cluster.connection, stream)
+            cluster.report(event(NATSCluster.text(stepDown)))
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.contradictedRetrySeconds) { [weak self] in
+                guard let self, following.withLock({ $0.halts == halted && $0.isHalted }) else { return }
+                follow(after: after, deliver: deliver)
+            }
         }
     }
 

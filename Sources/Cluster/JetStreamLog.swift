@@ -37,6 +37,8 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     let subject: String
     /// The core NATS subject (not stored) where replicas announce checkpoints.
     let checkpointSubject: String
+    /// The core NATS subject (not stored) where replicas announce the last entry they applied (``PeerMarks``).
+    let appliedSubject: String
     /// The stream holding the namespace's snapshots, and its subjects' prefix (JetStreamLog+Snapshots.swift).
     let snapshotStream: String
     let snapshotSubject: String
@@ -45,6 +47,8 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     private let pending = Mutex<[String: PendingAppend]>([:])
     /// Appends acknowledged, until the log delivers their position.
     private let unconfirmed = Mutex(UnconfirmedAppends())
+    /// The last entry handed on, and whether it was announced (JetStreamLog+Marks.swift).
+    let lastHanded = Mutex<(position: UInt64, id: String, announced: Bool)>((0, "", true))
     let handles = Mutex(Handles())
     let deliver = Mutex<(@Sendable (UInt64, [UInt8]) -> Void)?>(nil)
     /// Whom to tell when the entries delivered turn out not to be the stream leader's (JetStreamLog+Following.swift).
@@ -76,6 +80,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         stream = Self.streamPrefix + name
         subject = "canopy.log.\(name)"
         checkpointSubject = "canopy.check.\(name)"
+        appliedSubject = "canopy.applied.\(name)"
         snapshotStream = "CANOPYS_\(name)"
         snapshotSubject = "canopy.snap.\(name)"
     }
@@ -149,6 +154,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
             return .failure(ReplicationError("stream \(stream): \(NATSCluster.text(status)) (JetStream error \(error.rawValue))"))
         }
         listenForLeaderElections()
+        listenForPeersApplied()
         startRetryTimer()
         return .success(())
     }
@@ -261,6 +267,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
     /// The log handed on entry `id` at `position` (under `admission`): an append acknowledged there under another id
     /// is missing from the copy followed, and is published again (``UnconfirmedAppends``).
     func handedOn(_ id: String, at position: UInt64) {
+        lastHanded.withLock { $0 = (position, id, false) }
         let lost = unconfirmed.withLock { $0.delivered(id, at: position) }
         if !lost.isEmpty { publishAgain(lost, missingAt: position) }
     }
@@ -287,6 +294,7 @@ public final class JetStreamLog: ReplicatedLog, @unchecked Sendable {
         source.schedule(deadline: .now() + 0.5, repeating: 0.5)
         source.setEventHandler { [weak self] in
             self?.retryOverdue()
+            self?.announceApplied()
             self?.followAgainIfStalled()
             self?.readFromLeaderIfStalled()
         }

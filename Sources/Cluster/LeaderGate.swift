@@ -15,6 +15,10 @@ import Synchronization
 /// replica waits; only when a second, different leader contradicts it too is the replica the one that is wrong, and
 /// it rebuilds from the log.
 ///
+/// A replica that lags checks more than its own last entry: the leader must also hold the last entry each other
+/// replica announced it applied, where that is ahead (``PeerMarks``). A leader that does not is asked to step down,
+/// as one that contradicts the replica itself.
+///
 /// Entries read from the stream by position (``admitRead(position:id:asking:)``: only the leader answers such a
 /// read) pass the same checks, less the consumer's host, each time, and the leader must hold what was read.
 final class LeaderGate: Sendable {
@@ -58,6 +62,9 @@ final class LeaderGate: Sendable {
         case leaderContradicts(String, after: UInt64)
         /// Two different leaders contradicted the entries let through: the replica must rebuild.
         case diverged(at: UInt64)
+        /// The leader does not hold the entry replica `peer` announced it applied at `position`, ahead of this
+        /// replica: ask it to step down, and follow again after position `after` once another leads.
+        case leaderContradictsPeer(String, peer: String, position: UInt64, after: UInt64)
     }
 
     /// How long a leader distrusted (``distrustLeader(at:)``) passes nothing while it still leads.
@@ -72,6 +79,8 @@ final class LeaderGate: Sendable {
         var last: (position: UInt64, id: String)?
         /// The leaders found contradicting the entries let through, since the last one that agreed.
         var contradicting: Set<String> = []
+        /// The other replicas' last entries applied.
+        var peers = PeerMarks()
     }
 
     private let state = Mutex(State())
@@ -106,6 +115,11 @@ final class LeaderGate: Sendable {
         }
     }
 
+    /// Replica `node` announced that the last entry it applied is `id`, at `position`.
+    func peerApplied(node: String, position: UInt64, id: String, at now: Double) {
+        state.withLock { $0.peers.announced(PeerMarks.Mark(position: position, id: id), by: node, at: now) }
+    }
+
     /// Whether `leader` may not be followed at `now`: it is the one distrusted, or that one is not named yet. A
     /// distrust ends once another leads, or after ``distrustSeconds``.
     private func isDistrusted(_ leader: String, at now: Double) -> Bool {
@@ -122,11 +136,14 @@ final class LeaderGate: Sendable {
         }
     }
 
-    /// Whether `consumer`'s delivery of message `id` at `position` may reach the replica (may ask the servers).
+    /// Whether `consumer`'s delivery of message `id` at `position` may reach the replica (may ask the servers): asks
+    /// once its knowledge is stale, or when another replica announced an entry ahead not yet checked.
     func admit(position: UInt64, id: String, consumer: String, asking questions: Questions) -> Verdict {
         let now = questions.now()
-        let (trusted, last) = state.withLock { ($0.trusted, $0.last) }
-        if let trusted, trusted.consumer == consumer, now - trusted.since < Self.freshSeconds {
+        let (trusted, last, marksAwait) = state.withLock { state in
+            (state.trusted, state.last, state.peers.awaitCheck(beyond: state.last?.position ?? position - 1, at: now))
+        }
+        if let trusted, trusted.consumer == consumer, now - trusted.since < Self.freshSeconds, !marksAwait {
             return pass(position, id)
         }
         let after = last?.position ?? position - 1
@@ -136,7 +153,9 @@ final class LeaderGate: Sendable {
             return .followAgain(after: after)
         }
         guard host == leader else { return .placedOffLeader(after: after) }
-        if let disagreement = disagreement(of: leader, with: last, after: after, asking: questions) {
+        if let disagreement = disagreement(of: leader, with: last, after: after, asking: questions)
+            ?? peerDisagreement(of: leader, after: after, asking: questions, at: now)
+        {
             return disagreement
         }
         state.withLock { state in
@@ -160,7 +179,9 @@ final class LeaderGate: Sendable {
         guard let leader = questions.streamLeader(), !leader.isEmpty, !isDistrusted(leader, at: now) else {
             return .followAgain(after: after)
         }
-        if let disagreement = disagreement(of: leader, with: last, after: after, asking: questions) {
+        if let disagreement = disagreement(of: leader, with: last, after: after, asking: questions)
+            ?? peerDisagreement(of: leader, after: after, asking: questions, at: now)
+        {
             return disagreement
         }
         guard questions.message(position) == .id(id) else { return .followAgain(after: after) }
@@ -179,6 +200,29 @@ final class LeaderGate: Sendable {
         case .beyondEnd: return contradicted(by: leader, at: last.position)
         case .id, .removed: return nil
         }
+    }
+
+    /// What to do when `leader` does not hold the entry another replica announced it applied ahead of `after` (this
+    /// replica's last); `nil` when it holds every one (each is asked once per leader), or the peers that it does
+    /// not hold are the ones found wrong.
+    private func peerDisagreement(of leader: String, after: UInt64, asking questions: Questions,
+                                  at now: Double) -> Verdict? {
+        let marks = state.withLock { $0.peers.unchecked(by: leader, beyond: after, at: now) }
+        for (node, mark) in marks {
+            switch questions.message(mark.position) {
+            case nil:
+                return .followAgain(after: after)
+            case .id(let held) where held == mark.id:
+                state.withLock { $0.peers.found(mark, of: node, heldBy: leader) }
+            case .removed:
+                state.withLock { $0.peers.found(mark, of: node, heldBy: leader) }
+            case .id, .beyondEnd:
+                if state.withLock({ $0.peers.contradicted(mark, of: node, by: leader, at: now) }) {
+                    return .leaderContradictsPeer(leader, peer: node, position: mark.position, after: after)
+                }
+            }
+        }
+        return nil
     }
 
     private func contradicted(by leader: String, at position: UInt64) -> Verdict {

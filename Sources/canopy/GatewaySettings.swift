@@ -123,6 +123,12 @@ enum GatewaySettings {
                 it was asked to step down
                 """, metadata: ["namespace": "\(namespace)", "leader": "\(leader)", "position": "\(position)",
                                 "step_down": "\(stepDown)"])
+        case .leaderContradictsPeer(let namespace, let leader, let peer, let position, let stepDown):
+            logger.warning("""
+                cluster.leader_contradicts_peer: the stream leader does not hold the entry another replica, ahead \
+                of this one, applied; it was asked to step down
+                """, metadata: ["namespace": "\(namespace)", "leader": "\(leader)", "peer": "\(peer)",
+                                "position": "\(position)", "step_down": "\(stepDown)"])
         case .sourceDistrusted(let namespace, let leader, let stepDown):
             logger.error("""
                 cluster.source_distrusted: the replica rebuilt from the stream leader's copy and was outvoted \
