@@ -286,6 +286,23 @@ def nats_request(server: NatsServer, subject: str, payload: bytes = b"", timeout
         raise TimeoutError(f"no reply to {subject} within {timeout}s")
 
 
+def nats_publish(server: NatsServer, subject: str, payload: bytes, timeout: float = 3.0) -> None:
+    """Publishes one message over the NATS client protocol to ``server`` (a bare client), and returns once the server
+    answered a ``PING`` sent after it (so it was processed)."""
+    with socket.create_connection((server.host, server.client_port), timeout=timeout) as connection:
+        connection.sendall(b'CONNECT {"verbose":false,"pedantic":false}\r\n'
+                           + f"PUB {subject} {len(payload)}\r\n".encode() + payload + b"\r\nPING\r\n")
+        received = b""
+        deadline = time.monotonic() + timeout
+        while b"PONG\r\n" not in received:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no PONG after publishing to {subject} within {timeout}s")
+            chunk = connection.recv(65536)
+            if not chunk:
+                raise ConnectionError(f"the server closed the connection publishing to {subject}: {received!r}")
+            received += chunk
+
+
 def move_stream_leader_to_meta_leader(cluster: NatsCluster, stream: str, timeout: float = 60.0) -> str:
     """Asks the stream's leader to step down until JetStream elects the metadata leader to lead the stream too (the
     worst case for a failover: one kill costs both elections); returns that server's name."""

@@ -20,8 +20,8 @@ import pytest
 
 import firebase_model as model
 import total_order
-from cluster import (CanopyNode, Connections, NatsCluster, Writer, nats_request, start_canopy_node, stream_leader,
-                     stream_of, stream_state)
+from cluster import (CanopyNode, Connections, NatsCluster, Writer, nats_publish, nats_request, start_canopy_node,
+                     stream_leader, stream_of, stream_state)
 from conftest import canopy_binary
 from firebase_wire import WireClient
 from rest_client import ADMIN, HttpConnection, HttpResponse, Rest, build_request, pipeline, request
@@ -767,3 +767,42 @@ async def test_a_node_follows_the_log_when_jetstream_places_no_consumer_for_it(n
     assert model.nodes_equal(model.normalize(read), {"k": model.normalize(list(range(20)))}), read
     for node in (writer_node, reader_node):
         assert "cluster.read_from_leader" in node.log_path.read_text(), node.log_tail()
+
+
+@pytest.mark.timeout(120)
+async def test_a_leader_not_holding_what_a_replica_ahead_applied_is_asked_to_step_down(nodes, nats_cluster, ns):
+    """A node checks a stream leader at the last entry it applied itself, and also at the last entry each other node
+    announced it applied, where that is ahead (``canopy.applied.<hex>``): a node that lags would otherwise follow a
+    leader whose copy went wrong after the point it reached (docs/reliability.md). Here a made-up node announces an
+    entry far ahead, which no leader holds. At the next entry each node stops applying, asks the leader to step down
+    and logs ``cluster.leader_contradicts_peer``; once a second leader does not hold it either, the made-up node
+    counts as the one that went wrong, and the writes held back meanwhile are applied and acknowledged, and later
+    ones are not held back."""
+    writer_node, other_node = nodes.start(), nodes.start()
+    client = await WireClient.connect(writer_node.port, ns)
+    observer = await WireClient.connect(other_node.port, ns)  # a node follows a namespace once a client opens it
+    subject = "canopy.applied." + ns.encode("utf-8").hex()
+
+    def both_refused() -> bool:
+        logs = [node.log_path.read_text() for node in (writer_node, other_node)]
+        return all("cluster.leader_contradicts_peer" in log and "peer=madeup" in log for log in logs)
+
+    try:
+        assert (await asyncio.wait_for(client.put("/k/0", 0), 60)).ok
+        await asyncio.to_thread(nats_publish, nats_cluster.servers[0], subject, b"madeup 999999 madeup-1")
+        # The announcement reaches the nodes a moment later; a write's entry makes each check its leader again.
+        writes = []
+        deadline = time.monotonic() + 60
+        while not both_refused():
+            assert time.monotonic() < deadline, [node.log_tail() for node in (writer_node, other_node)]
+            writes.append(asyncio.create_task(client.put(f"/k/{len(writes) + 1}", len(writes) + 1)))
+            await asyncio.sleep(0.1)
+        answers = await asyncio.wait_for(asyncio.gather(*writes), 90)
+        assert all(answer.ok for answer in answers), answers
+        await wait_trees([writer_node, other_node], ns, {"k": model.normalize(list(range(len(writes) + 1)))})
+        started = time.monotonic()
+        assert (await asyncio.wait_for(client.put("/later", 1), 30)).ok
+        assert time.monotonic() - started < 5, "a node found wrong is ignored: later writes are not held back"
+    finally:
+        await client.close()
+        await observer.close()
