@@ -212,9 +212,7 @@ final class LeaderGate: Sendable {
             switch questions.message(mark.position) {
             case nil:
                 return .followAgain(after: after)
-            case .id(let held) where held == mark.id:
-                state.withLock { $0.peers.found(mark, of: node, heldBy: leader) }
-            case .removed:
+            case .id(mark.id), .removed:
                 state.withLock { $0.peers.found(mark, of: node, heldBy: leader) }
             case .id, .beyondEnd:
                 if state.withLock({ $0.peers.contradicted(mark, of: node, by: leader, at: now) }) {

@@ -53,31 +53,32 @@ struct PeerMarks {
     }
 
     /// The marks `leader` must still be asked about at `now`: each heeded peer's mark beyond `position` (the
-    /// replica's own last), unless `leader` was found to hold it already; the furthest first.
+    /// replica's own last), unless `leader` was found to hold it already; the furthest first. A peer whose ignoring
+    /// ran out is heeded afresh.
     mutating func unchecked(by leader: String, beyond position: UInt64, at now: Double) -> [(node: String, mark: Mark)] {
         if checkedLeader != leader {
             checkedLeader = leader
             held.removeAll()
         }
-        var marks: [(node: String, mark: Mark)] = []
-        for (node, peer) in peers where peer.mark.position > position && held[node] != peer.mark {
-            if let since = peer.ignoredSince {
-                guard now - since >= Self.ignoreSeconds else { continue }
-                peers[node]?.ignoredSince = nil
-                peers[node]?.contradictedBy = []
-            }
-            marks.append((node, peer.mark))
+        let due = peers.filter { awaitsCheck($0.key, $0.value, beyond: position, at: now) }
+        for node in due.keys where peers[node]?.ignoredSince != nil {
+            peers[node]?.ignoredSince = nil
+            peers[node]?.contradictedBy = []
         }
-        return marks.sorted { $0.mark.position > $1.mark.position }
+        return due.map { (node: $0.key, mark: $0.value.mark) }.sorted { $0.mark.position > $1.mark.position }
     }
 
     /// Whether a heeded peer's mark beyond `position` was not yet found held by the leader last checked with: a
     /// consumer trusted a moment ago is then checked again at once.
     func awaitCheck(beyond position: UInt64, at now: Double) -> Bool {
-        peers.contains { node, peer in
-            peer.mark.position > position && held[node] != peer.mark
-                && peer.ignoredSince.map { now - $0 >= Self.ignoreSeconds } ?? true
-        }
+        peers.contains { awaitsCheck($0.key, $0.value, beyond: position, at: now) }
+    }
+
+    /// Whether `node`'s mark lies beyond `position`, was not found held by the leader last checked with, and the
+    /// peer is heeded at `now` (never ignored, or ignored for ``ignoreSeconds`` already).
+    private func awaitsCheck(_ node: String, _ peer: Peer, beyond position: UInt64, at now: Double) -> Bool {
+        peer.mark.position > position && held[node] != peer.mark
+            && peer.ignoredSince.map { now - $0 >= Self.ignoreSeconds } ?? true
     }
 
     /// `leader` holds `node`'s `mark` (or removed it below a snapshot).
