@@ -233,7 +233,7 @@ public final class Connection: @unchecked Sendable {
         loop.assertInLoop()
         guard !isClosed else { return }
         while !outbound.isEmpty {
-            let count = outbound.fill(loop.iovecs, capacity: EventLoop.maxIOVecs)
+            let count = outbound.fill(loop.iovecs, capacity: EventLoop.maxIOVecs, staging: loop.writeStaging)
             let result: IOResult<Int>
             do {
                 result = try SystemCalls.writev(fd, loop.iovecs, Int32(count))

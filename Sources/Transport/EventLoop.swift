@@ -29,6 +29,10 @@ public final class EventLoop: @unchecked Sendable {
     let iovecs: UnsafeMutablePointer<iovec>
     /// Maximum number of iovecs passed to one `writev` (the kernel's IOV_MAX).
     static let maxIOVecs = 1024
+    /// Reusable buffer into which a `writev` gathers a connection's small queued chunks (owned by `queue`).
+    let writeStaging: UnsafeMutableRawBufferPointer
+    /// Bytes of ``writeStaging``.
+    static let writeStagingSize = 64 * 1024
     /// Bytes read per `read` call.
     static let readBufferSize = 64 * 1024
 
@@ -50,6 +54,7 @@ public final class EventLoop: @unchecked Sendable {
         self.queue = DispatchQueue(label: "canopy.loop.\(index)", qos: .userInitiated)
         self.readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readBufferSize, alignment: 16)
         self.iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: Self.maxIOVecs)
+        self.writeStaging = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.writeStagingSize, alignment: 16)
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + sweepInterval, repeating: sweepInterval, leeway: .milliseconds(100))
         timer.setEventHandler { [unowned self] in self.sweep() }
@@ -63,6 +68,7 @@ public final class EventLoop: @unchecked Sendable {
         sweepTimer?.cancel()
         readBuffer.deallocate()
         iovecs.deallocate()
+        writeStaging.deallocate()
     }
 
     /// Runs `work` on this loop's queue; from inside a ``HandOffBatch``, with the batch's other work for this loop

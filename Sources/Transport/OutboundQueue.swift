@@ -62,15 +62,44 @@ struct OutboundQueue: ~Copyable {
         pendingBytes += size
     }
 
+    /// Chunks up to this size are copied into the loop's staging buffer when several are queued.
+    static let copyLimit = 512
+
     /// Fills `iovecs` from the front of the queue and returns how many entries were used.
-    func fill(_ iovecs: UnsafeMutablePointer<iovec>, capacity limit: Int) -> Int {
-        guard let slots else { return 0 }
-        let used = min(Int(count), limit)
-        for index in 0..<used {
+    ///
+    /// When more than one chunk is queued, each run of chunks of at most ``copyLimit`` bytes is copied into
+    /// `staging` and goes out as one entry: the kernel's TCP send costs about 35 ns per `iovec` on top of the
+    /// bytes, more than copying a small chunk, so a fan-out pass with a hundred 90-byte frames for one subscriber
+    /// costs 4 µs less of kernel time per `writev` (docs/benchmarks.md, "Small frames gathered into one buffer").
+    /// The bytes and their order are the same either way; a partial write leaves the chunks as they were, and the
+    /// next fill copies what is left again.
+    func fill(_ iovecs: UnsafeMutablePointer<iovec>, capacity limit: Int, staging: UnsafeMutableRawBufferPointer) -> Int {
+        guard let slots, limit > 0 else { return 0 }
+        let gathers = count > 1 && staging.baseAddress != nil
+        var used = 0
+        var staged = 0
+        var runOpen = false
+        for index in 0..<Int(count) {
             let chunk = slots[(Int(head) + index) & (Int(capacity) - 1)].takeUnretainedValue()
             let skip = index == 0 ? headOffset : 0
-            iovecs[index] = iovec(
-                iov_base: UnsafeMutableRawPointer(mutating: chunk.baseAddress + skip), iov_len: chunk.count - skip)
+            let source = chunk.baseAddress + skip
+            let length = chunk.count - skip
+            if gathers, length <= Self.copyLimit, staged + length <= staging.count, let stagingBase = staging.baseAddress {
+                if !runOpen {
+                    guard used < limit else { break }
+                    iovecs[used] = iovec(iov_base: stagingBase + staged, iov_len: 0)
+                    used += 1
+                    runOpen = true
+                }
+                (stagingBase + staged).copyMemory(from: source, byteCount: length)
+                staged += length
+                iovecs[used - 1].iov_len += length
+            } else {
+                guard used < limit else { break }
+                iovecs[used] = iovec(iov_base: UnsafeMutableRawPointer(mutating: source), iov_len: length)
+                used += 1
+                runOpen = false
+            }
         }
         return used
     }
