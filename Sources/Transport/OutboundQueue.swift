@@ -70,7 +70,7 @@ struct OutboundQueue: ~Copyable {
     /// When more than one chunk is queued, each run of chunks of at most ``copyLimit`` bytes is copied into
     /// `staging` and goes out as one entry: the kernel's TCP send costs about 35 ns per `iovec` on top of the
     /// bytes, more than copying a small chunk, so a fan-out pass with a hundred 90-byte frames for one subscriber
-    /// costs 4 µs less of kernel time per `writev` (docs/benchmarks.md, "Small frames gathered into one buffer").
+    /// costs 4 µs less of kernel time per `writev` (docs/benchmarks.md, "Small frames gathered into one buffer per `writev`").
     /// The bytes and their order are the same either way; a partial write leaves the chunks as they were, and the
     /// next fill copies what is left again.
     func fill(_ iovecs: UnsafeMutablePointer<iovec>, capacity limit: Int, staging: UnsafeMutableRawBufferPointer) -> Int {
