@@ -68,12 +68,15 @@ struct OutboundQueue: ~Copyable {
     /// Fills `iovecs` from the front of the queue and returns how many entries were used.
     ///
     /// When more than one chunk is queued, each run of chunks of at most ``copyLimit`` bytes is copied into
-    /// `staging` and goes out as one entry: the kernel's TCP send costs about 35 ns per `iovec` on top of the
+    /// `staging` and goes out as one entry: the kernel's TCP send costs about 40 ns per `iovec` on top of the
     /// bytes, more than copying a small chunk, so a fan-out pass with a hundred 90-byte frames for one subscriber
-    /// costs 4 µs less of kernel time per `writev` (docs/benchmarks.md, "Small frames gathered into one buffer per `writev`").
+    /// costs 4 µs less of kernel time per `writev` (docs/benchmarks.md, "Small frames gathered into one buffer per
+    /// `writev`").
     /// The bytes and their order are the same either way; a partial write leaves the chunks as they were, and the
     /// next fill copies what is left again.
-    func fill(_ iovecs: UnsafeMutablePointer<iovec>, capacity limit: Int, staging: UnsafeMutableRawBufferPointer) -> Int {
+    func fill(_ iovecs: UnsafeMutablePointer<iovec>, capacity limit: Int,
+              staging: UnsafeMutableRawBufferPointer) -> Int
+    {
         guard let slots, limit > 0 else { return 0 }
         let gathers = count > 1 && staging.baseAddress != nil
         var used = 0
@@ -84,7 +87,9 @@ struct OutboundQueue: ~Copyable {
             let skip = index == 0 ? headOffset : 0
             let source = chunk.baseAddress + skip
             let length = chunk.count - skip
-            if gathers, length <= Self.copyLimit, staged + length <= staging.count, let stagingBase = staging.baseAddress {
+            if gathers, length <= Self.copyLimit, staged + length <= staging.count,
+               let stagingBase = staging.baseAddress
+            {
                 if !runOpen {
                     guard used < limit else { break }
                     iovecs[used] = iovec(iov_base: stagingBase + staged, iov_len: 0)
