@@ -78,7 +78,8 @@ struct OutboundQueue: ~Copyable {
               staging: UnsafeMutableRawBufferPointer) -> Int
     {
         guard let slots, limit > 0 else { return 0 }
-        let gathers = count > 1 && staging.baseAddress != nil
+        // A lone chunk goes out from its own bytes: copying it would save no `iovec`.
+        let stagingBase = count > 1 ? staging.baseAddress : nil
         var used = 0
         var staged = 0
         var runOpen = false
@@ -87,9 +88,7 @@ struct OutboundQueue: ~Copyable {
             let skip = index == 0 ? headOffset : 0
             let source = chunk.baseAddress + skip
             let length = chunk.count - skip
-            if gathers, length <= Self.copyLimit, staged + length <= staging.count,
-               let stagingBase = staging.baseAddress
-            {
+            if let stagingBase, length <= Self.copyLimit, staged + length <= staging.count {
                 if !runOpen {
                     guard used < limit else { break }
                     iovecs[used] = iovec(iov_base: stagingBase + staged, iov_len: 0)
