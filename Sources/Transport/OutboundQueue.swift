@@ -48,7 +48,7 @@ struct OutboundQueue: ~Copyable {
     /// applies to this backlog, so one large message (a 16 MiB echo) never trips it by itself.
     var backlogBytes: Int {
         guard let slots, count > 0 else { return 0 }
-        return pendingBytes - (slots[Int(head)].takeUnretainedValue().count - headOffset)
+        return pendingBytes - (slots[Int(head)].bytes.count - headOffset)
     }
 
     /// Queues `chunk` (retained until written).
@@ -84,9 +84,9 @@ struct OutboundQueue: ~Copyable {
         var staged = 0
         var runOpen = false
         for index in 0..<Int(count) {
-            let chunk = slots[(Int(head) + index) & (Int(capacity) - 1)].takeUnretainedValue()
+            let chunk = slots[(Int(head) + index) & (Int(capacity) - 1)].bytes
             let skip = index == 0 ? headOffset : 0
-            let source = chunk.baseAddress + skip
+            let source = chunk.base + skip
             let length = chunk.count - skip
             if let stagingBase, length <= Self.copyLimit, staged + length <= staging.count {
                 if !runOpen {
@@ -115,7 +115,7 @@ struct OutboundQueue: ~Copyable {
         pendingBytes -= written
         while remaining > 0, count > 0 {
             let front = slots[Int(head)]
-            let left = front.takeUnretainedValue().count - headOffset
+            let left = front.bytes.count - headOffset
             guard remaining >= left else {
                 writtenOfHead += Int32(truncatingIfNeeded: remaining)
                 return
@@ -135,7 +135,7 @@ struct OutboundQueue: ~Copyable {
         let keep: Int32 = count > 0 && writtenOfHead > 0 ? 1 : 0
         for index in keep..<count {
             let chunk = slots[Int((head + index) & (capacity - 1))]
-            pendingBytes -= chunk.takeUnretainedValue().count
+            pendingBytes -= chunk.bytes.count
             chunk.release()
         }
         count = keep
@@ -164,5 +164,13 @@ struct OutboundQueue: ~Copyable {
             slots = nil
             capacity = 0
         }
+    }
+}
+
+private extension Unmanaged<ByteChunk> {
+    /// The chunk's bytes, read without taking a reference count (an atomic operation per chunk on the hot path):
+    /// the queue holds every chunk in it until the chunk is consumed.
+    var bytes: (base: UnsafeRawPointer, count: Int) {
+        _withUnsafeGuaranteedRef { ($0.baseAddress, $0.count) }
     }
 }

@@ -53,6 +53,13 @@ enum SystemCalls {
         try retrying("writev") { Glibc.writev(fd, iov, count) }
     }
 
+    /// Sends one buffer on a socket. The kernel takes `send` by a shorter path than a `writev` of one `iovec` (no
+    /// vector to import, no file-layer accounting): about 0.5 µs less per call on loopback TCP, measured by
+    /// `benchmarks/kernel-floor/iovec-cost.c`.
+    static func send(_ fd: Int32, _ base: UnsafeRawPointer?, _ count: Int) throws(SystemCallError) -> IOResult<Int> {
+        try retrying("send") { Glibc.send(fd, base, count, Int32(MSG_NOSIGNAL)) }
+    }
+
     static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemCallError) -> IOResult<Int> {
         try retrying("write") { Glibc.write(fd, bytes.baseAddress, bytes.count) }
     }
