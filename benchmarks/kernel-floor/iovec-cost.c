@@ -4,8 +4,9 @@
 //
 //   iovec-cost FRAMES SIZE CALLS MODE
 //       connects to itself over 127.0.0.1 (TCP_NODELAY; a second thread reads and discards), then makes CALLS sends
-//       of FRAMES frames of SIZE bytes each: MODE 0 as one writev with one iovec per frame, MODE 1 copied into one
-//       buffer and sent with write. Prints the sending thread's system and user CPU per call.
+//       of FRAMES frames of SIZE bytes each: MODE 0 as one writev with one iovec per frame; copied into one buffer
+//       and sent with write (MODE 1), send (MODE 2) or a writev of that one iovec (MODE 3). Prints the sending
+//       thread's system and user CPU per call.
 //
 // Build: cc -O2 -pthread -o iovec-cost iovec-cost.c
 #define _GNU_SOURCE
@@ -38,12 +39,13 @@ static void thread_cpu(double *system, double *user) {
 
 int main(int argc, char **argv) {
     if (argc != 5) {
-        fprintf(stderr, "usage: iovec-cost FRAMES SIZE CALLS MODE(0 writev, 1 copy+write)\n");
+        fprintf(stderr, "usage: iovec-cost FRAMES SIZE CALLS MODE(0 writev, 1 copy+write, 2 copy+send, "
+                        "3 copy+writev of one iovec)\n");
         return 2;
     }
     int frames = atoi(argv[1]), size = atoi(argv[2]), calls = atoi(argv[3]), mode = atoi(argv[4]);
-    if (frames < 1 || frames > 1024 || size < 1 || calls < 1) {
-        fprintf(stderr, "FRAMES 1-1024, SIZE and CALLS at least 1\n");
+    if (frames < 1 || frames > 1024 || size < 1 || calls < 1 || mode < 0 || mode > 3) {
+        fprintf(stderr, "FRAMES 1-1024, SIZE and CALLS at least 1, MODE 0-3\n");
         return 2;
     }
     struct sockaddr_in address = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -72,6 +74,7 @@ int main(int argc, char **argv) {
     for (int index = 0; index < frames; index++) iovecs[index] = (struct iovec){frame, (size_t)size};
     ssize_t total = (ssize_t)frames * size;
 
+    static const char *const modes[] = {"writev", "copy + write", "copy + send", "copy + writev of one iovec"};
     double system0, user0, system1, user1;
     thread_cpu(&system0, &user0);
     for (int call = 0; call < calls; call++) {
@@ -80,7 +83,10 @@ int main(int argc, char **argv) {
             sent = writev(sender, iovecs, frames);
         } else {
             for (int index = 0; index < frames; index++) memcpy(flat + (size_t)index * size, frame, size);
-            sent = write(sender, flat, total);
+            struct iovec whole = {flat, (size_t)total};
+            if (mode == 1) sent = write(sender, flat, total);
+            else if (mode == 2) sent = send(sender, flat, total, MSG_NOSIGNAL);
+            else sent = writev(sender, &whole, 1);
         }
         if (sent != total) {
             fprintf(stderr, "short send: %zd of %zd\n", sent, total);
@@ -89,7 +95,7 @@ int main(int argc, char **argv) {
     }
     thread_cpu(&system1, &user1);
     printf("%s, %d frames of %d bytes: system %.2f us per call, user %.2f us per call\n",
-           mode == 0 ? "writev" : "copy + write", frames, size, (system1 - system0) * 1e6 / calls,
+           modes[mode], frames, size, (system1 - system0) * 1e6 / calls,
            (user1 - user0) * 1e6 / calls);
     shutdown(sender, SHUT_WR);
     pthread_join(reader, NULL);
