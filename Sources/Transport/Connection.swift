@@ -302,7 +302,9 @@ public final class Connection: @unchecked Sendable {
 
     // MARK: - Deadlines
 
+    /// The loop's sweep: frees the room a burst of output left in the queue, then checks the deadlines.
     func checkDeadlines(now: UInt64) {
+        outbound.releaseSpareCapacity()
         if lingerDeadlineNanoseconds != 0, now >= lingerDeadlineNanoseconds {
             close(reason: closeAfterFlushReason ?? .slowConsumer)
             return

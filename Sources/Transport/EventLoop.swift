@@ -196,7 +196,8 @@ public final class EventLoop: @unchecked Sendable {
 
     // MARK: - Deadlines
 
-    /// Checks handshake deadlines, idle timeouts and closing lingers once per sweep interval.
+    /// Checks handshake deadlines, idle timeouts and closing lingers once per sweep interval, and frees the outbound
+    /// rings bursts left on connections now drained.
     /// O(connections) per sweep; a timer per connection would cost memory on every idle socket.
     private func sweep() {
         let now = MonotonicClock.nowNanoseconds()

@@ -8,20 +8,21 @@ import Glibc
 ///
 /// A ring of retained chunk references in plain memory: appending a shared fan-out chunk costs one retain and a
 /// store (no array uniqueness check, no optional boxing), and `writev` points straight into the chunks. The ring
-/// starts small and doubles; once drained, a small ring is kept for the next pass and a large one freed, so an idle
-/// connection holds at most ``keptCapacity`` slots. Owned by the connection's loop.
+/// starts small and doubles, and is kept when drained, so a connection that takes a hundred frames a pass does not
+/// grow a ring again each pass; ``releaseSpareCapacity()`` (the loop's sweep) frees a drained ring larger than
+/// ``keptCapacity``, so an idle connection holds at most that many slots. Owned by the connection's loop.
 struct OutboundQueue: ~Copyable {
     /// Slots of the first ring.
     static let initialCapacity: Int32 = 2
-    /// A drained ring up to this many slots is kept; a larger one is freed.
+    /// A drained ring up to this many slots is kept for good; a larger one until ``releaseSpareCapacity()``.
     static let keptCapacity: Int32 = 64
 
     // The ring's positions and the head's offset are 32-bit, so the queue takes 32 bytes of every connection: a
     // queue holds far fewer than 2^31 chunks (its connection is cut off at the hard limit, 8 MiB by default), and
     // a chunk is one message, far below 2 GiB.
     private var slots: UnsafeMutablePointer<Unmanaged<ByteChunk>>?
-    /// A power of two (or 0 before the first chunk).
-    private var capacity: Int32 = 0
+    /// Slots of the ring: a power of two (or 0 before the first chunk).
+    private(set) var capacity: Int32 = 0
     /// Position of the front chunk.
     private var head: Int32 = 0
     private var count: Int32 = 0
@@ -129,6 +130,14 @@ struct OutboundQueue: ~Copyable {
         if count == 0 { drained() }
     }
 
+    /// Frees the ring when it is drained and larger than ``keptCapacity`` (a connection idle since a burst).
+    mutating func releaseSpareCapacity() {
+        guard count == 0, capacity > Self.keptCapacity else { return }
+        slots?.deallocate()
+        slots = nil
+        capacity = 0
+    }
+
     /// Drops every chunk not yet started, keeping a partly written head so framing stays intact.
     mutating func discardUnstarted() {
         guard let slots else { return }
@@ -155,15 +164,10 @@ struct OutboundQueue: ~Copyable {
         head = 0
     }
 
-    /// Everything was written: keep a small ring for the next pass, free a large one.
+    /// Everything was written: the ring starts again at its first slot.
     private mutating func drained() {
         head = 0
         writtenOfHead = 0
-        if capacity > Self.keptCapacity {
-            slots?.deallocate()
-            slots = nil
-            capacity = 0
-        }
     }
 }
 

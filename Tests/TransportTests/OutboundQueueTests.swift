@@ -111,4 +111,25 @@ struct OutboundQueueTests {
         #expect(total == 8_300)  // 900 staged, 3,000 as it is, 500 + 26 × 100 staged, 13 × 100 as they are
         #expect(iovecs[2].iov_len == 3_100)
     }
+
+    @Test("a drained ring is kept for the next burst; the sweep frees it when larger than the kept size and empty")
+    func keepsDrainedRingUntilReleased() {
+        var queue = OutboundQueue()
+        let chunk = ByteChunk(copying: [UInt8](repeating: 7, count: 10))
+        for _ in 0..<100 { queue.append(chunk) }
+        #expect(queue.capacity == 128)
+        queue.releaseSpareCapacity()
+        #expect(queue.capacity == 128)  // chunks still queued
+        queue.consume(1_000)
+        #expect(queue.isEmpty && queue.capacity == 128)  // kept: the next burst grows nothing
+        for _ in 0..<100 { queue.append(chunk) }
+        #expect(queue.capacity == 128 && queue.pendingBytes == 1_000)
+        queue.consume(1_000)
+        queue.releaseSpareCapacity()
+        #expect(queue.capacity == 0)
+        for _ in 0..<10 { queue.append(chunk) }
+        queue.consume(100)
+        queue.releaseSpareCapacity()
+        #expect(queue.capacity == 16)  // up to the kept size, a ring stays
+    }
 }
