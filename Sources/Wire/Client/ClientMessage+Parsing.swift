@@ -23,6 +23,14 @@ extension ClientMessage {
     public static func parse(_ bytes: UnsafeRawBufferPointer, limits: DataLimits = .default) throws(WireError)
         -> ClientMessage
     {
+        if let put = frequentPut(bytes, limits: limits) { return put }
+        return try parseAnyMessage(bytes, limits: limits)
+    }
+
+    /// Parses any client message member by member (``parse(_:limits:)`` without its shortcut for a frequent put).
+    static func parseAnyMessage(_ bytes: UnsafeRawBufferPointer, limits: DataLimits) throws(WireError)
+        -> ClientMessage
+    {
         let maxNesting = max(JSONReader.defaultMaxNesting, limits.maxDepth * 2 + 8)
         let envelope = try readEnvelope(bytes, maxNesting: maxNesting)
         let layer: String
