@@ -23,11 +23,11 @@ extension ClientMessage {
     public static func parse(_ bytes: UnsafeRawBufferPointer, limits: DataLimits = .default) throws(WireError)
         -> ClientMessage
     {
-        if let put = frequentPut(bytes, limits: limits) { return put }
+        if let write = frequentWrite(bytes, limits: limits) { return write }
         return try parseAnyMessage(bytes, limits: limits)
     }
 
-    /// Parses any client message member by member (``parse(_:limits:)`` without its shortcut for a frequent put).
+    /// Parses any client message member by member (``parse(_:limits:)`` without its shortcut for a frequent write).
     static func parseAnyMessage(_ bytes: UnsafeRawBufferPointer, limits: DataLimits) throws(WireError)
         -> ClientMessage
     {

@@ -5,24 +5,29 @@ import Glibc
 #endif
 
 extension ClientMessage {
-    /// The message a busy writer sends by the thousand, `{"t":"d","d":{"r":N,"a":"p","b":{"p":"PATH","d":DATA}}}`
-    /// (a put, as every SDK spells it: members in this order, no spaces), recognized by its exact bytes.
+    /// The messages a busy writer sends by the thousand, `{"t":"d","d":{"r":N,"a":"p","b":{"p":"PATH","d":DATA}}}`
+    /// (a put, as every SDK spells it: members in this order, no spaces) and the same with `"a":"m"` (a merge),
+    /// recognized by their exact bytes.
     ///
     /// The general parser splits each of the three envelope objects into members, decoding their keys and
     /// validating everything under them each time, so a put's data was scanned three times before it was read:
     /// over a third of a write's server CPU. Here the envelope is matched byte for byte and the data read once.
+    /// (docs/benchmarks.md, "A plain write recognized by its bytes").
     ///
     /// Only a message the general parser reads the same way is taken: a path of printable ASCII without escapes or
     /// `.`, a request number of 1 to 15 digits without a leading zero, and data that is exactly one JSON value up to
-    /// the closing `}}}`. The data and the path are read by the same readers with the same limits. Anything else,
+    /// the closing `}}}` (for a merge, an object). The data and the path are read by the same readers with the same
+    /// limits. Anything else,
     /// including every message that is not valid, returns `nil`, and ``parse(_:limits:)`` decides as before, with
     /// its errors.
-    static func frequentPut(_ bytes: UnsafeRawBufferPointer, limits: DataLimits) -> ClientMessage? {
-        let prefix = FrequentPut.prefix
-        let middle = FrequentPut.middle
-        let beforeData = FrequentPut.beforeData
-        let suffix = FrequentPut.suffix
-        guard bytes.count > prefix.count + middle.count + beforeData.count + suffix.count,
+    static func frequentWrite(_ bytes: UnsafeRawBufferPointer, limits: DataLimits) -> ClientMessage? {
+        let prefix = FrequentWrite.prefix
+        let beforeAction = FrequentWrite.beforeAction
+        let beforePath = FrequentWrite.beforePath
+        let beforeData = FrequentWrite.beforeData
+        let suffix = FrequentWrite.suffix
+        let middleCount = beforeAction.count + 1 + beforePath.count
+        guard bytes.count > prefix.count + middleCount + beforeData.count + suffix.count,
               matches(bytes, at: 0, prefix), matches(bytes, at: bytes.count - suffix.count, suffix)
         else { return nil }
         // The request number: JSON digits without a leading zero, few enough to be exact.
@@ -33,12 +38,15 @@ extension ClientMessage {
             index += 1
         }
         let digits = index - prefix.count
-        guard (1...FrequentPut.maxNumberDigits).contains(digits),
+        guard (1...FrequentWrite.maxNumberDigits).contains(digits),
               bytes[prefix.count] != UInt8(ascii: "0") || digits == 1,
-              matches(bytes, at: index, middle)
+              matches(bytes, at: index, beforeAction), index + middleCount < bytes.count,
+              matches(bytes, at: index + beforeAction.count + 1, beforePath)
         else { return nil }
+        let action = bytes[index + beforeAction.count]
+        guard action == UInt8(ascii: "p") || action == UInt8(ascii: "m") else { return nil }
         // The path: printable ASCII up to its closing quote, no escape, no `.` (a priority target).
-        let pathStart = index + middle.count
+        let pathStart = index + middleCount
         var pathEnd = pathStart
         while pathEnd < bytes.count {
             let byte = bytes[pathEnd]
@@ -49,10 +57,16 @@ extension ClientMessage {
         let dataStart = pathEnd + beforeData.count
         let dataEnd = bytes.count - suffix.count
         guard dataStart < dataEnd, matches(bytes, at: pathEnd, beforeData),
-              let path = try? Path(String(decoding: bytes[pathStart..<pathEnd], as: UTF8.self), limits: limits),
-              let value = try? JSONReader.readData(
-                UnsafeRawBufferPointer(rebasing: bytes[dataStart..<dataEnd]), depth: path.depth, limits: limits,
-                maxBytes: Int.max)
+              let path = try? Path(String(decoding: bytes[pathStart..<pathEnd], as: UTF8.self), limits: limits)
+        else { return nil }
+        let data = UnsafeRawBufferPointer(rebasing: bytes[dataStart..<dataEnd])
+        if action == UInt8(ascii: "m") {
+            guard data[0] == UInt8(ascii: "{"),
+                  let entries = try? JSONReader.readUpdate(data, depth: path.depth, limits: limits, maxBytes: Int.max)
+            else { return nil }
+            return .request(ClientRequest(number: number, action: .merge(MergeRequest(path: path, entries: entries))))
+        }
+        guard let value = try? JSONReader.readData(data, depth: path.depth, limits: limits, maxBytes: Int.max)
         else { return nil }
         return .request(ClientRequest(number: number, action: .put(PutRequest(target: .node(path), value: value))))
     }
@@ -66,10 +80,12 @@ extension ClientMessage {
     }
 }
 
-/// The fixed bytes of a frequent put (``ClientMessage/frequentPut(_:limits:)``).
-private enum FrequentPut {
+/// The fixed bytes of a frequent write (``ClientMessage/frequentWrite(_:limits:)``), around the request number,
+/// the action's letter, the path and the data.
+private enum FrequentWrite {
     static let prefix = Array(#"{"t":"d","d":{"r":"#.utf8)
-    static let middle = Array(#","a":"p","b":{"p":""#.utf8)
+    static let beforeAction = Array(#","a":""#.utf8)
+    static let beforePath = Array(#"","b":{"p":""#.utf8)
     static let beforeData = Array(#"","d":"#.utf8)
     static let suffix = Array("}}}".utf8)
     /// Most digits of a request number taken here: any 15-digit number is exact (below 2^53).
