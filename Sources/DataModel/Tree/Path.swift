@@ -30,6 +30,27 @@ public struct Path: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.keys = keys
     }
 
+    /// Parses and validates a slash-separated path from its UTF-8 bytes, as ``init(_:limits:)`` does its text, key
+    /// by key straight from the bytes (no `String` of the whole path, no array of segments): for a message's path,
+    /// read by the thousand a second.
+    ///
+    /// `nil` when the bytes are not valid UTF-8 or not a valid path; ``init(_:limits:)`` tells why.
+    public init?(validatingUTF8 bytes: UnsafeRawBufferPointer, limits: DataLimits = .default) {
+        let text = bytes.assumingMemoryBound(to: UInt8.self)
+        var keys: [Key] = []
+        var start = 0
+        for index in 0...text.count where index == text.count || text[index] == UInt8(ascii: "/") {
+            defer { start = index + 1 }
+            guard index > start else { continue }
+            let segment = UnsafeBufferPointer(rebasing: text[start..<index])
+            guard keys.count < limits.maxDepth, Key.validationError(segment, limits: limits) == nil,
+                  let string = String(validating: segment, as: UTF8.self)
+            else { return nil }
+            keys.append(Key(unchecked: string))
+        }
+        self.keys = keys
+    }
+
     /// Whether this is the root.
     public var isRoot: Bool { keys.isEmpty }
     /// Number of segments (0 for the root).

@@ -57,7 +57,7 @@ extension ClientMessage {
         let dataStart = pathEnd + beforeData.count
         let dataEnd = bytes.count - suffix.count
         guard dataStart < dataEnd, matches(bytes, at: pathEnd, beforeData),
-              let path = try? Path(String(decoding: bytes[pathStart..<pathEnd], as: UTF8.self), limits: limits)
+              let path = Path(validatingUTF8: UnsafeRawBufferPointer(rebasing: bytes[pathStart..<pathEnd]), limits: limits)
         else { return nil }
         let data = UnsafeRawBufferPointer(rebasing: bytes[dataStart..<dataEnd])
         if action == UInt8(ascii: "m") {
