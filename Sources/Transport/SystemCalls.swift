@@ -55,7 +55,7 @@ enum SystemCalls {
 
     /// Sends one buffer on a socket. The kernel takes `send` by a shorter path than a `writev` of one `iovec` (no
     /// vector to import, no file-layer accounting): 0.3–0.5 µs less per call of 1 KB on loopback TCP, measured by
-    /// `benchmarks/kernel-floor/iovec-cost.c` (docs/benchmarks.md, "Fewer atomic operations and `send`").
+    /// `benchmarks/kernel-floor/iovec-cost.c` (docs/benchmarks.md, "Four cuts on the delivery and write paths").
     static func send(_ fd: Int32, _ base: UnsafeRawPointer?, _ count: Int) throws(SystemCallError) -> IOResult<Int> {
         try retrying("send") { Glibc.send(fd, base, count, Int32(MSG_NOSIGNAL)) }
     }

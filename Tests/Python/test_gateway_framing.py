@@ -129,6 +129,9 @@ MALFORMED = [
     ("key too long", ['{"t":"d","d":{"r":20,"a":"p","b":{"p":"/' + "k" * 800 + '","d":1}}}'], 20),
     ("priority that is a boolean", ['{"t":"d","d":{"r":21,"a":"p","b":{"p":"/a/.priority","d":true}}}'], 21),
     (".value with children", ['{"t":"d","d":{"r":22,"a":"p","b":{"p":"/a","d":{".value":1,"x":2}}}}'], 22),
+    # A put and a merge spelled as the SDKs spell them but for a request number no integer holds.
+    ("put with a 40-digit request number", ['{"t":"d","d":{"r":' + "9" * 40 + ',"a":"p","b":{"p":"/a","d":1}}}'], None),
+    ("merge with a 40-digit request number", ['{"t":"d","d":{"r":' + "9" * 40 + ',"a":"m","b":{"p":"/a","d":{"b":1}}}}'], None),
 ]
 
 

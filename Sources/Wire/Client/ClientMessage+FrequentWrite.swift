@@ -11,15 +11,14 @@ extension ClientMessage {
     ///
     /// The general parser splits each of the three envelope objects into members, decoding their keys and
     /// validating everything under them each time, so a put's data was scanned three times before it was read:
-    /// over a third of a write's server CPU. Here the envelope is matched byte for byte and the data read once.
-    /// (docs/benchmarks.md, "A plain write recognized by its bytes").
+    /// over a third of a write's server CPU. Here the envelope is matched byte for byte and the data read once
+    /// (docs/benchmarks.md, "Four cuts on the delivery and write paths").
     ///
     /// Only a message the general parser reads the same way is taken: a path of printable ASCII without escapes or
     /// `.`, a request number of 1 to 15 digits without a leading zero, and data that is exactly one JSON value up to
     /// the closing `}}}` (for a merge, an object). The data and the path are read by the same readers with the same
-    /// limits. Anything else,
-    /// including every message that is not valid, returns `nil`, and ``parse(_:limits:)`` decides as before, with
-    /// its errors.
+    /// limits. Anything else, including every message that is not valid, returns `nil`, and ``parse(_:limits:)``
+    /// decides as before, with its errors.
     static func frequentWrite(_ bytes: UnsafeRawBufferPointer, limits: DataLimits) -> ClientMessage? {
         let prefix = FrequentWrite.prefix
         let beforeAction = FrequentWrite.beforeAction
@@ -30,10 +29,13 @@ extension ClientMessage {
         guard bytes.count > prefix.count + middleCount + beforeData.count + suffix.count,
               matches(bytes, at: 0, prefix), matches(bytes, at: bytes.count - suffix.count, suffix)
         else { return nil }
-        // The request number: JSON digits without a leading zero, few enough to be exact.
+        // The request number: JSON digits without a leading zero, few enough to be exact. At most one digit past
+        // the limit is read (16 digits cannot overflow), so a run of digits of any length is refused, not summed.
         var index = prefix.count
         var number = 0
-        while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
+        while index < bytes.count, index - prefix.count <= FrequentWrite.maxNumberDigits,
+              bytes[index] &- UInt8(ascii: "0") < 10
+        {
             number = number * 10 + Int(bytes[index] &- UInt8(ascii: "0"))
             index += 1
         }
