@@ -8,7 +8,8 @@
 // - cut by FrameSplitter into pieces of the chosen size and reassembled, which must give the same bytes back;
 // - parsed as a client message (as the server does) and as a server message (as test clients do): errors must carry
 //   offsets inside the message and the request number the message holds; a parsed client message must re-encode
-//   and parse back equal.
+//   and parse back equal, and what the shortcut for a frequent put or merge takes it must read as the general
+//   parser does.
 // Any crash, sanitizer report or broken invariant (reported by trapping) is a finding.
 
 /// Frame limits small enough for short inputs to cross them.
@@ -75,6 +76,14 @@ private func withEmptyQueryObjects(_ message: ClientMessage) -> ClientMessage {
 
 /// Parses `message` both ways and checks the results.
 private func checkMessage(_ message: [UInt8]) {
+    // The shortcut for a frequent put or merge must read what it takes as the general parser does.
+    message.withUnsafeBytes { bytes in
+        if let quick = ClientMessage.frequentWrite(bytes, limits: dataLimits) {
+            precondition(
+                (try? ClientMessage.parseAnyMessage(bytes, limits: dataLimits)) == quick,
+                "the frequent-write shortcut reads a message differently from the general parser")
+        }
+    }
     do {
         let parsed = try ClientMessage.parse(message, limits: dataLimits)
         let encoded = parsed.encoded()
