@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import DataModel
 import Primitives
 import Wire
@@ -40,20 +35,13 @@ struct FrequentMessages {
 
     /// The request number of an empty `ok` answer.
     private static func acknowledgedRequest(_ message: UnsafeBufferPointer<UInt8>) -> Int? {
+        let bytes = UnsafeRawBufferPointer(message)
         guard message.count > responsePrefix.count + emptyOKSuffix.count,
-              hasPrefix(message, responsePrefix), hasSuffix(message, emptyOKSuffix)
+              hasPrefix(message, responsePrefix), hasSuffix(message, emptyOKSuffix),
+              case let (number, end)? = ASCIIBytes.jsonInteger(
+                in: bytes, at: responsePrefix.count, maxDigits: maxNumberDigits),
+              end == message.count - emptyOKSuffix.count
         else { return nil }
-        let digits = message[responsePrefix.count..<(message.count - emptyOKSuffix.count)]
-        // JSON numbers have no leading zeros.
-        guard digits.count <= maxNumberDigits, digits.first != UInt8(ascii: "0") || digits.count == 1 else {
-            return nil
-        }
-        var number = 0
-        for digit in digits {
-            let value = digit &- UInt8(ascii: "0")
-            guard value < 10 else { return nil }
-            number = number * 10 + Int(value)
-        }
         return number
     }
 
@@ -104,11 +92,8 @@ struct FrequentMessages {
         same(message, at: message.count - suffix.count, as: suffix)
     }
 
-    /// Whether `message` holds `expected` at `offset` (which leaves room for it).
+    /// Whether `message` holds `expected` at `offset`.
     private static func same(_ message: UnsafeBufferPointer<UInt8>, at offset: Int, as expected: [UInt8]) -> Bool {
-        expected.withUnsafeBufferPointer { wanted in
-            guard let base = message.baseAddress, let wantedBase = wanted.baseAddress else { return wanted.isEmpty }
-            return memcmp(base + offset, wantedBase, wanted.count) == 0
-        }
+        ASCIIBytes.matches(UnsafeRawBufferPointer(message), at: offset, expected)
     }
 }

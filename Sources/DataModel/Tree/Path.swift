@@ -1,3 +1,5 @@
+import Primitives
+
 /// A normalized location in the tree: a sequence of validated keys (data-model.md §2.3).
 ///
 /// `"/a//b/"`, `"a/b"` and `"/a/b"` are the same path; `""` and `"/"` are the root. The canonical text form is `"/"`
@@ -21,34 +23,35 @@ public struct Path: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// ``WriteTarget/init(parsing:limits:)`` for paths that may address a priority).
     /// - Throws: the ``PathError`` of the first bad segment, or ``PathError/tooDeep(depth:)`` past `limits.maxDepth`.
     public init(_ string: String, limits: DataLimits = .default) throws(PathError) {
-        var keys: [Key] = []
-        for segment in string.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
-            let text = String(Substring(segment))
-            keys.append(try Key(text, limits: limits))
-        }
-        if keys.count > limits.maxDepth { throw .tooDeep(depth: keys.count) }
-        self.keys = keys
+        keys = try string.withUTF8Bytes { Path.keys(ofUTF8: $0, limits: limits) }.get()
     }
 
-    /// Parses and validates a slash-separated path from its UTF-8 bytes, as ``init(_:limits:)`` does its text, key
-    /// by key straight from the bytes (no `String` of the whole path, no array of segments): for a message's path,
-    /// read by the thousand a second.
+    /// Parses and validates a slash-separated path from its UTF-8 bytes, as ``init(_:limits:)`` does its text,
+    /// without making a `String` of the whole path first: for a message's path, read by the thousand a second.
     ///
     /// `nil` when the bytes are not valid UTF-8 or not a valid path; ``init(_:limits:)`` tells why.
     public init?(validatingUTF8 bytes: UnsafeRawBufferPointer, limits: DataLimits = .default) {
-        let text = bytes.assumingMemoryBound(to: UInt8.self)
+        guard UTF8Validator.isValid(bytes),
+              case .success(let keys) = Path.keys(ofUTF8: bytes.assumingMemoryBound(to: UInt8.self), limits: limits)
+        else { return nil }
+        self.keys = keys
+    }
+
+    /// The keys of a path written in valid UTF-8, key by key from the bytes (empty segments dropped), or the error
+    /// of its first bad segment, then ``PathError/tooDeep(depth:)`` past `limits.maxDepth`: the one parser behind
+    /// both initializers.
+    private static func keys(ofUTF8 text: UnsafeBufferPointer<UInt8>, limits: DataLimits) -> Result<[Key], PathError> {
         var keys: [Key] = []
         var start = 0
         for index in 0...text.count where index == text.count || text[index] == UInt8(ascii: "/") {
             defer { start = index + 1 }
             guard index > start else { continue }
             let segment = UnsafeBufferPointer(rebasing: text[start..<index])
-            guard keys.count < limits.maxDepth, Key.validationError(segment, limits: limits) == nil,
-                  let string = String(validating: segment, as: UTF8.self)
-            else { return nil }
-            keys.append(Key(unchecked: string))
+            if let error = Key.validationError(segment, limits: limits) { return .failure(error) }
+            keys.append(Key(unchecked: String(decoding: segment, as: UTF8.self)))
         }
-        self.keys = keys
+        if keys.count > limits.maxDepth { return .failure(.tooDeep(depth: keys.count)) }
+        return .success(keys)
     }
 
     /// Whether this is the root.

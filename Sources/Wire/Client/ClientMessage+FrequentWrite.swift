@@ -1,8 +1,5 @@
 import DataModel
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import Primitives
 
 extension ClientMessage {
     /// The messages a busy writer sends by the thousand, `{"t":"d","d":{"r":N,"a":"p","b":{"p":"PATH","d":DATA}}}`
@@ -27,23 +24,11 @@ extension ClientMessage {
         let suffix = FrequentWrite.suffix
         let middleCount = beforeAction.count + 1 + beforePath.count
         guard bytes.count > prefix.count + middleCount + beforeData.count + suffix.count,
-              matches(bytes, at: 0, prefix), matches(bytes, at: bytes.count - suffix.count, suffix)
-        else { return nil }
-        // The request number: JSON digits without a leading zero, few enough to be exact. At most one digit past
-        // the limit is read (16 digits cannot overflow), so a run of digits of any length is refused, not summed.
-        var index = prefix.count
-        var number = 0
-        while index < bytes.count, index - prefix.count <= FrequentWrite.maxNumberDigits,
-              bytes[index] &- UInt8(ascii: "0") < 10
-        {
-            number = number * 10 + Int(bytes[index] &- UInt8(ascii: "0"))
-            index += 1
-        }
-        let digits = index - prefix.count
-        guard (1...FrequentWrite.maxNumberDigits).contains(digits),
-              bytes[prefix.count] != UInt8(ascii: "0") || digits == 1,
-              matches(bytes, at: index, beforeAction), index + middleCount < bytes.count,
-              matches(bytes, at: index + beforeAction.count + 1, beforePath)
+              ASCIIBytes.matches(bytes, at: 0, prefix), ASCIIBytes.matches(bytes, at: bytes.count - suffix.count, suffix),
+              case let (number, index)? = ASCIIBytes.jsonInteger(
+                in: bytes, at: prefix.count, maxDigits: FrequentWrite.maxNumberDigits),
+              ASCIIBytes.matches(bytes, at: index, beforeAction), index + middleCount < bytes.count,
+              ASCIIBytes.matches(bytes, at: index + beforeAction.count + 1, beforePath)
         else { return nil }
         let action = bytes[index + beforeAction.count]
         guard action == UInt8(ascii: "p") || action == UInt8(ascii: "m") else { return nil }
@@ -58,7 +43,7 @@ extension ClientMessage {
         }
         let dataStart = pathEnd + beforeData.count
         let dataEnd = bytes.count - suffix.count
-        guard dataStart < dataEnd, matches(bytes, at: pathEnd, beforeData),
+        guard dataStart < dataEnd, ASCIIBytes.matches(bytes, at: pathEnd, beforeData),
               let path = Path(validatingUTF8: UnsafeRawBufferPointer(rebasing: bytes[pathStart..<pathEnd]), limits: limits)
         else { return nil }
         let data = UnsafeRawBufferPointer(rebasing: bytes[dataStart..<dataEnd])
@@ -71,14 +56,6 @@ extension ClientMessage {
         guard let value = try? JSONReader.readData(data, depth: path.depth, limits: limits, maxBytes: Int.max)
         else { return nil }
         return .request(ClientRequest(number: number, action: .put(PutRequest(target: .node(path), value: value))))
-    }
-
-    /// Whether `bytes` hold `expected` at `offset`.
-    private static func matches(_ bytes: UnsafeRawBufferPointer, at offset: Int, _ expected: [UInt8]) -> Bool {
-        guard offset >= 0, offset + expected.count <= bytes.count, let base = bytes.baseAddress else { return false }
-        return expected.withUnsafeBytes { wanted in
-            wanted.baseAddress.map { memcmp(base + offset, $0, expected.count) == 0 } ?? true
-        }
     }
 }
 
